@@ -32,6 +32,7 @@ class ArraySpec:
     dims: tuple[str, ...]
     fill_value: int | float | bool = 0
     attrs: Mapping[str, Any] = field(default_factory=dict)
+    values: Any = None  # small constant data (coordinates) the driver writes at creation
 
 
 @dataclass(frozen=True)

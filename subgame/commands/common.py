@@ -1,0 +1,63 @@
+"""What every verb shares: store and cluster options, JSON output, one-line errors."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+from rich.console import Console
+
+from subgame.errors import SubgameError
+
+console = Console(stderr=True)
+
+StoreOption = Annotated[Optional[str], typer.Option(
+    "--store", help="Zarr store path or fsspec URL [env SUBGAME_STORE; default ./subgame.zarr].")]
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
+                        "(default: start a local cluster).")]
+WorkersOption = Annotated[Optional[int], typer.Option(
+    "--workers", min=1, help="Worker processes of the local cluster [default: one per core].")]
+ExecutorOption = Annotated[str, typer.Option(
+    "--executor", help="dask (default) or serial (in-process, for debugging).")]
+MaxLevelsOption = Annotated[Optional[int], typer.Option(
+    "--max-levels", min=1, help="Stop after this many levels; run again to continue.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        render(result)
+
+
+def user_errors(command: Callable) -> Callable:
+    """Turn errors the user can act on into one line on stderr and exit status 2.
+
+    Anything else is a bug: it still exits non-zero with one line, and SUBGAME_DEBUG=1
+    shows the traceback.
+    """
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except SubgameError as exc:
+            console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            console.print("interrupted; run the same command again to resume")
+            raise typer.Exit(130) from None
+        except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
+            if os.environ.get("SUBGAME_DEBUG"):
+                raise
+            console.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc} "
+                          "(set SUBGAME_DEBUG=1 for the traceback)", highlight=False)
+            raise typer.Exit(1) from None
+
+    return wrapper
+

@@ -1,0 +1,28 @@
+"""Real components for every test: one Prefect test server, one Dask LocalCluster."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# The toy-family tests call the level task outside a flow run; that is deliberate.
+os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+
+from prefect.testing.utilities import prefect_test_harness  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prefect_server():
+    with prefect_test_harness(server_startup_timeout=180):
+        yield
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """Address of a real two-process LocalCluster shared by the session's flow runs."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=40) as cluster:
+        yield cluster.scheduler_address
