@@ -21,6 +21,7 @@ app.command("status")(status.status)
 
 run_app.command("guess-who")(guess_who.run)
 query_app.command("guess-who")(guess_who.query)
+plot_app.command("guess-who")(guess_who.plot)
 
 if __name__ == "__main__":
     app()

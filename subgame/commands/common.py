@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 from typing import Annotated, Any, Callable, Optional
 
 import typer
@@ -35,6 +36,21 @@ def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
         render(result)
 
 
+def _one_line(message: str) -> None:
+    print(" ".join(message.split()), file=sys.stderr, flush=True)
+
+
+def preflight(plan, store: str | None) -> None:
+    """Refuse a clashing configuration or a live lock before Prefect starts a flow run,
+    so the user gets one line instead of a failed run's log."""
+    from subgame.storage import LevelStore, resolve_store
+    from subgame.storage.lock import StoreLock
+
+    url = resolve_store(store)
+    LevelStore.check(url, plan)
+    StoreLock(url, plan.group_path).check()
+
+
 def user_errors(command: Callable) -> Callable:
     """Turn errors the user can act on into one line on stderr and exit status 2.
 
@@ -47,16 +63,16 @@ def user_errors(command: Callable) -> Callable:
         try:
             return command(*args, **kwargs)
         except SubgameError as exc:
-            console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            _one_line(f"error: {exc}")
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
-            console.print("interrupted; run the same command again to resume")
+            _one_line("interrupted; run the same command again to resume")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
-            console.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc} "
-                          "(set SUBGAME_DEBUG=1 for the traceback)", highlight=False)
+            _one_line(f"internal error: {type(exc).__name__}: {exc} "
+                      "(set SUBGAME_DEBUG=1 for the traceback)")
             raise typer.Exit(1) from None
 
     return wrapper

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from subgame.commands.common import (ExecutorOption, JsonOption, MaxLevelsOption,
                                      SchedulerOption, StoreOption, WorkersOption, console,
-                                     emit, user_errors)
+                                     emit, preflight, user_errors)
 from subgame.errors import InvalidInput
 from subgame.storage import resolve_store
 from subgame.storage import guess_who as stored
@@ -27,9 +27,9 @@ def run(max_n: Annotated[int, typer.Option("--max-n", help="Largest n and m (U).
         max_levels: MaxLevelsOption = None, as_json: JsonOption = False) -> None:
     """Compute exact Guess Who tables a(n,m) = n*m*p(n,m) and optimal move sets, n, m <= U."""
     from subgame.flows.guess_who import guess_who_flow
-    from subgame.tasks.guess_who import GuessWhoConfig, parse_rules
+    from subgame.tasks.guess_who import GuessWhoConfig, guess_who_plan, parse_rules
 
-    GuessWhoConfig(max_n, parse_rules(rules), band)  # refuse bad input before Prefect starts
+    preflight(guess_who_plan(GuessWhoConfig(max_n, parse_rules(rules), band)), store)
     report = guess_who_flow(max_n=max_n, rules=rules, band=band, store=store,
                             scheduler=scheduler, workers=workers, executor=executor,
                             progress=not as_json, max_levels=max_levels)
@@ -74,3 +74,24 @@ def query(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Moving pl
         console.print(table)
 
     emit(result, as_json, render)
+
+
+@user_errors
+def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+         store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Heatmaps of the win probability, first-mover and game-state advantage, both rules."""
+    from subgame.plotting import heatmap
+
+    url, written = resolve_store(store), []
+    titles = {"p": ("win probability p(n, m)", False), "F": ("first-mover advantage F", True),
+              "G": ("game-state advantage G", True)}
+    for rule in ("official", "variant"):
+        maps = stored.probability_maps(url, rule)
+        edge = maps["covered"] + 0.5
+        for key, (title, diverging) in titles.items():
+            written.append(heatmap(
+                maps[key], title=f"Guess Who, {rule} rules: {title}",
+                xlabel="m (waiting player's characters)", ylabel="n (moving player's characters)",
+                colorbar=key, path=f"{out}/guess_who_{rule}_{key}.png",
+                extent=(0.5, edge, 0.5, edge), diverging=diverging))
+    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))

@@ -84,3 +84,14 @@ def fair_states(url: str, rule: str, limit: int | None = None) -> dict[str, Any]
     n, m = np.meshgrid(np.arange(1, size + 1), np.arange(1, size + 1), indexing="ij")
     fair = np.argwhere(2 * a == n * m) + 1
     return {"rules": rule, "max_n": size, "fair_states": fair.tolist()}
+
+
+def probability_maps(url: str, rule: str, max_pixels: int = 1024) -> dict[str, Any]:
+    """p(n,m), F and G over the stored range as floats, thinned to at most max_pixels a side."""
+    table = open_table(url, rule)
+    step = -(-table.covered // max_pixels)
+    a = table.block("a")[::step, ::step].astype(np.float64)
+    states = np.arange(1, table.covered + 1, step, dtype=np.float64)
+    p = a / np.outer(states, states)
+    return {"covered": table.covered, "step": step, "p": p,
+            "F": (p + p.T - 1) / 2, "G": (p - p.T) / 2}

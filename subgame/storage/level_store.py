@@ -46,22 +46,34 @@ class LevelStore:
             raise NotComputed(f"{url!r} holds no computation {group_path!r}") from exc
         return cls(url, group, group_path)
 
+    @staticmethod
+    def check(url: str, plan: Plan) -> None:
+        """Read-only: raise ConfigurationClash if the store holds the plan's group with
+        another configuration (a missing store or group is fine: a run will create it)."""
+        try:
+            root = open_root(url, writable=False)
+        except NotComputed:
+            return
+        if plan.group_path in root:
+            stored = dict(root[plan.group_path].attrs.get("config", {}))
+            if stored != plan.config.to_attrs():
+                raise ConfigurationClash(_clash_message(url, plan.group_path, stored,
+                                                        plan.config.to_attrs()))
+
     @classmethod
     def prepare(cls, url: str, plan: Plan) -> "LevelStore":
         """Driver only: create the computation (or check it) and every array before work starts.
 
         A stored configuration that differs from the plan's is refused, never merged.
         """
+        cls.check(url, plan)
         root = open_root(url, writable=True)
-        wanted = plan.config.to_attrs()
         if plan.group_path in root:
             group = root[plan.group_path]
-            stored = dict(group.attrs.get("config", {}))
-            if stored != wanted:
-                raise ConfigurationClash(_clash_message(url, plan.group_path, stored, wanted))
         else:
             group = root.create_group(plan.group_path)
-            group.attrs.update({"family": plan.family, "config": wanted, "levels_done": {}})
+            group.attrs.update({"family": plan.family, "config": plan.config.to_attrs(),
+                                "levels_done": {}})
         store = cls(url, group, plan.group_path)
         group.attrs["levels"] = [_level_attrs(level) for level in plan.levels]
         for spec in plan.arrays:
@@ -107,7 +119,7 @@ class LevelStore:
     def finish_level(self, level: Level, seconds: float, metrics: dict[str, Any]) -> None:
         """Driver only (attributes are read-modify-write): record a level as complete."""
         done = dict(self.group.attrs.get("levels_done", {}))
-        done[str(level.index)] = {"seconds": round(seconds, 3), "finished": time.time(),
+        done[str(level.index)] = {"seconds": round(seconds, 3), "finished_at": time.time(),
                                   **metrics}
         self.group.attrs["levels_done"] = done
 

@@ -71,15 +71,19 @@ class StoreLock:
             return not _pid_alive(int(record.get("pid", -1)))
         return time.time() - float(record.get("heartbeat", 0)) > STALE_AFTER
 
+    def check(self) -> dict | None:
+        """Raise StoreLocked if a live run holds the lock; return a stale holder's record."""
+        record = self.holder()
+        if record is not None and not self.is_stale(record):
+            raise StoreLocked(
+                f"another run (host {record.get('host')}, pid {record.get('pid')}) is "
+                f"computing this; wait for it or stop it (its lock: {self.path})")
+        return record
+
     def acquire(self) -> None:
         self.fs.makedirs(self.path.rsplit("/", 1)[0], exist_ok=True)
-        record = self.holder()
-        if record is not None:
-            if not self.is_stale(record):
-                raise StoreLocked(
-                    f"another run (host {record.get('host')}, pid {record.get('pid')}) is "
-                    f"computing this; wait for it or stop it (its lock: {self.path})")
-            self.fs.rm_file(self.path)
+        if self.check() is not None:
+            self.fs.rm_file(self.path)  # stale: its holder is gone
         try:
             self._write(exclusive=True)
         except FileExistsError as exc:

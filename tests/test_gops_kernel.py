@@ -1,0 +1,268 @@
+"""The GOPS kernel against an independent plain implementation, HiGHS, and the seed paper."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from subgame.games.gops import (answer, level_layout, locate, payoff_matrices, shard_ranges,
+                                solve_levels, solve_matrix_game, solve_matrix_games,
+                                solve_shard)
+from subgame.games.gops.cards import drop_ranks, subset_rank, subsets
+from subgame.games.gops.patterns import canonical_patterns, pattern_count, pattern_key, swap
+from tests import gops_reference as reference
+
+ACCURACY = 1e-9  # the solver's promise on values and strategy guarantees
+HIGHS_AGREEMENT = 1e-8  # HiGHS solutions are feasible to 1e-10 per constraint
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """Every level of N = 1..5 with strategies: {N: {j: (layout, result)}}."""
+    return {n: {layout.j: (layout, result) for layout, result in solve_levels(n, True)}
+            for n in range(1, 6)}
+
+
+def stored(solved, n, v, y, p):
+    ref = locate(n, v, y, p)
+    _, result = solved[n][ref.level]
+    at = (ref.p_rank - result.p_lo, ref.pattern)
+    return answer(ref, result.values[at], result.upcard_values[at], result.strategies[at],
+                  result.strategies_two[at])
+
+
+# --- combinatorics -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_deck_ranks_and_drops(n):
+    for j in range(n + 1):
+        decks = subsets(n, j)
+        assert sorted(map(tuple, decks.tolist())) == list(combinations(range(1, n + 1), j))
+        assert [subset_rank(d) for d in decks.tolist()] == list(range(comb(n, j)))
+        drops = drop_ranks(decks)
+        for r, deck in enumerate(decks.tolist()):
+            for k in range(j):
+                assert drops[r, k] == subset_rank(deck[:k] + deck[k + 1:])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 7])
+def test_patterns_are_all_interleavings(n):
+    """Brute force over all pairs of hands: the keys seen are exactly the enumerated ones."""
+    for j in range(n + 1):
+        seen = {pattern_key(v, y) for v in combinations(range(1, n + 1), j)
+                for y in combinations(range(1, n + 1), j)}
+        assert len(seen) == pattern_count(n, j)
+        assert sorted({min(k, swap(k)) for k in seen}) == canonical_patterns(n, j).tolist()
+        assert len(canonical_patterns(n, j)) == (len(seen) - 1) // 2 + 1
+
+
+def test_child_table_by_hand():
+    """Pattern 'y v =' (V = {2, 3}, Y = {1, 3}) of level 2 in the 3-card game."""
+    layout = level_layout(3, 2)
+    key = pattern_key((2, 3), (1, 3))
+    assert key < swap(key)  # stored as is: V holds the highest unshared card
+    p = int(np.searchsorted(layout.keys, key))
+    assert layout.keys[p] == key
+    parent = canonical_patterns(3, 1)
+    expect = {  # (i, l): (V - V_i, Y - Y_l, sign(V_i - Y_l))
+        (0, 0): ((3,), (3,), 1), (0, 1): ((3,), (1,), -1),
+        (1, 0): ((2,), (3,), 1), (1, 1): ((2,), (1,), 0),
+    }
+    for (i, l), (v, y, duel) in expect.items():
+        key = pattern_key(v, y)
+        sign = 0 if key == swap(key) else (1 if key < swap(key) else -1)
+        assert layout.duel[p, i, l] == duel
+        assert layout.child_sign[p, i, l] == sign
+        assert parent[layout.child[p, i, l]] == min(key, swap(key))
+
+
+def test_counts_for_13_cards_match_the_design(capsys):
+    """States and matrix games after both reductions, derived from the enumeration."""
+    states = games = largest = widest = 0
+    for j in range(14):
+        n_patterns = canonical_patterns(13, j).size
+        level_states = comb(13, j) * n_patterns
+        states += level_states
+        games += comb(13, j) * (n_patterns - 1) * j
+        largest, widest = max((largest, widest), (level_states, j))
+    unreduced = sum(j * comb(13, j) ** 3 for j in range(14))
+    with capsys.disabled():
+        print(f"\nN=13: {states:.4g} states, {games:.4g} matrix games "
+              f"({unreduced:.3g} without reductions), largest level j={widest}: {largest:.4g} states")
+    assert 1.65e8 < states < 1.75e8
+    assert round(games / 1e9, 2) == 1.34
+    assert round(unreduced / 1e10, 1) == 9.8
+    assert 7.4e7 < largest < 7.6e7
+    assert level_layout(13, widest).n_states == largest
+
+
+# --- the matrix-game solver ----------------------------------------------------------------
+
+def random_games(rng, count):
+    for t in range(count):
+        m, n = (int(s) for s in rng.integers(1, 17, 2))
+        kind = t % 5
+        if kind == 0:
+            yield rng.normal(size=(m, n))
+        elif kind == 1:  # small integer range: ties everywhere
+            yield rng.integers(-2, 3, (m, n)).astype(float)
+        elif kind == 2:  # duplicate rows and columns
+            base = rng.integers(-3, 4, (m, n)).astype(float)
+            yield base[rng.integers(0, m, m)][:, rng.integers(0, n, n)]
+        elif kind == 3:  # a planted pure saddle point
+            x = rng.normal(size=(m, n))
+            i, l = rng.integers(0, m), rng.integers(0, n)
+            x[i, :] = np.abs(x[i, :]) + 1.0
+            x[:, l] = -np.abs(x[:, l]) - 1.0
+            x[i, l] = 0.5
+            yield x
+        else:  # skew-symmetric (value 0) with repeated entries, like GOPS at V = Y
+            a = rng.integers(-2, 3, (m, m)).astype(float)
+            yield np.triu(a, 1) - np.triu(a, 1).T
+
+
+def check_certified(payoff, value, x, y, tolerance=ACCURACY):
+    assert abs(x.sum() - 1) < 1e-12 and x.min() >= 0
+    assert abs(y.sum() - 1) < 1e-12 and y.min() >= 0
+    assert (x @ payoff).min() >= value - tolerance
+    assert (payoff @ y).max() <= value + tolerance
+
+
+def test_solver_against_highs_on_random_games():
+    rng = np.random.default_rng(20240601)
+    for payoff in random_games(rng, 2000):
+        value, x, y, gap = solve_matrix_game(payoff)
+        assert gap <= ACCURACY
+        check_certified(payoff, value, x, y)
+        assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
+
+
+def test_solver_batch_on_real_gops_matrices():
+    """Every (pattern, upcard) game of some decks of level 7 of the 9-card game."""
+    levels = {layout.j: (layout, result) for layout, result in solve_levels(9)}
+    layout, prev = levels[7][0], levels[6][1].values
+    rng = np.random.default_rng(7)
+    for p_rank in rng.choice(layout.n_p, 3, replace=False):
+        for k in range(7):
+            games = payoff_matrices(layout, prev, int(p_rank), k)
+            values, rows, cols, gaps, pivots = solve_matrix_games(games)
+            assert (pivots >= 0).all() and gaps.max() <= ACCURACY
+            solved_ones = np.arange(layout.n_patterns) != layout.symmetric
+            assert np.array_equal(values[solved_ones],
+                                  levels[7][1].upcard_values[p_rank, solved_ones, k])
+            for g in rng.choice(layout.n_patterns, 40, replace=False):
+                check_certified(games[g], values[g], rows[g], cols[g])
+                highs = reference.highs_game(games[g])[0]
+                assert values[g] == pytest.approx(highs, abs=HIGHS_AGREEMENT)
+
+
+# --- the level kernel against the plain recursion ------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_kernel_matches_plain_recursion(solved, n):
+    """Values, upcard values, payoff matrices and both players' stored (float32) bids."""
+    for v, y, p in reference.all_states(n):
+        ref = locate(n, v, y, p)
+        got = stored(solved, n, v, y, p)
+        expected = reference.upcard_values(v, y, p)
+        assert got.value == pytest.approx(np.mean(expected), abs=HIGHS_AGREEMENT)
+        for k, prize in enumerate(p):
+            assert got.upcard_values[prize] == pytest.approx(expected[k], abs=HIGHS_AGREEMENT)
+            payoff = reference.payoff(v, y, p, prize)
+            if ref.sign > 0:
+                layout, prev = solved[n][ref.level][0], solved[n][ref.level - 1][1].values
+                kernel = payoff_matrices(layout, prev, ref.p_rank, k)[ref.pattern]
+                assert np.allclose(kernel, payoff, rtol=0, atol=HIGHS_AGREEMENT)
+            # optimal strategies are not unique: check what each one guarantees instead
+            x = np.array([got.bids_one[prize][c] for c in v], dtype=np.float64)
+            q = np.array([got.bids_two[prize][c] for c in y], dtype=np.float64)
+            rounding = 2.0 ** -23 * np.abs(payoff).max()  # float32 storage of x and q
+            check_certified(payoff, expected[k], x / x.sum(), q / q.sum(),
+                            HIGHS_AGREEMENT + rounding)
+
+
+def test_reductions_hold_in_the_plain_recursion():
+    """Antisymmetry, f(V, V, P) = 0 and f = f(pattern, P), in values computed without them."""
+    by_pattern = {}
+    for v, y, p in reference.all_states(5):
+        f = reference.value(v, y, p)
+        assert f == pytest.approx(-reference.value(y, v, p), abs=HIGHS_AGREEMENT)
+        if v == y:
+            assert f == pytest.approx(0, abs=HIGHS_AGREEMENT)
+        by_pattern.setdefault((pattern_key(v, y), p), []).append(f)
+    for values in by_pattern.values():
+        assert max(values) - min(values) < HIGHS_AGREEMENT
+    full = tuple(range(1, 6))
+    assert reference.value(full, full, full) == pytest.approx(0, abs=HIGHS_AGREEMENT)
+
+
+def test_shards_equal_the_whole_level_and_threads_agree():
+    from concurrent.futures import ThreadPoolExecutor
+
+    levels = {layout.j: (layout, result) for layout, result in solve_levels(8)}
+    layout, prev, whole = levels[5][0], levels[4][1].values, levels[5][1]
+    ranges = shard_ranges(layout, 5 * layout.n_patterns)
+    assert ranges[0] == (0, 5) and ranges[-1][1] == layout.n_p
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(pool.map(lambda r: solve_shard(layout, prev, *r, True), ranges))
+    assert np.array_equal(np.concatenate([s.values for s in parts]), whole.values)
+    assert np.array_equal(np.concatenate([s.upcard_values for s in parts]),
+                          whole.upcard_values)
+    assert sum(s.games for s in parts) == layout.n_games + layout.n_p * layout.j
+    assert levels[8][1].values[0, 0] == 0.0  # the root f(full, full, full)
+    assert sum(result.games for _, result in levels.values()) == sum(
+        lay.n_games for lay, _ in levels.values())
+
+
+# --- queries -------------------------------------------------------------------------------
+
+def test_query_validates_card_sets():
+    with pytest.raises(ValueError, match="equal sizes"):
+        locate(5, [1, 2], [3], [4, 5])
+    with pytest.raises(ValueError, match="duplicate"):
+        locate(5, [1, 1], [2, 3], [4, 5])
+    with pytest.raises(ValueError, match="outside 1..5"):
+        locate(5, [1, 6], [2, 3], [4, 5])
+    assert locate(5, [3, 1], [2, 4], [5, 1]) == locate(5, (1, 3), (4, 2), (1, 5))
+
+
+def test_query_swaps_players(solved):
+    v, y, p = (1, 4), (2, 5), (3, 5)
+    one, two = stored(solved, 5, v, y, p), stored(solved, 5, y, v, p)
+    assert locate(5, v, y, p).sign == -locate(5, y, v, p).sign
+    assert one.value == -two.value != 0
+    assert one.bids_one == two.bids_two and one.bids_two == two.bids_one
+
+
+# --- the seed paper ------------------------------------------------------------------------
+
+def test_nine_card_game_plays_nine_on_nine_with_probability_0_7475():
+    """Rhoads & Bartholdi: with upcard 9 first, the optimal strategy bids 9 w.p. 0.7475.
+    That game's optimal strategy is unique in this coordinate (HiGHS minimum = maximum)."""
+    prev = np.zeros((1, 1))
+    for j in range(10):
+        layout = level_layout(9, j)
+        top = solve_shard(layout, prev, 0, layout.n_p, with_strategies=j == 9)
+        prev_values, prev = prev, top.values
+    full = range(1, 10)
+    ref = locate(9, full, full, full)
+    at = (ref.p_rank, ref.pattern)
+    got = answer(ref, top.values[at], top.upcard_values[at], top.strategies[at],
+                 top.strategies_two[at])
+    assert got.value == 0.0
+    assert round(got.bids_one[9][9], 4) == 0.7475
+    assert round(got.bids_two[9][9], 4) == 0.7475
+
+    payoff = payoff_matrices(layout, prev_values, ref.p_rank, 8)[ref.pattern]
+    extremes = []
+    for direction in (1.0, -1.0):  # min and max of x_9 over the optimal strategies
+        res = linprog(np.eye(9)[8] * direction, A_ub=-payoff.T, b_ub=np.full(9, 1e-9),
+                      A_eq=np.ones((1, 9)), b_eq=[1.0], bounds=[(0, None)] * 9,
+                      method="highs", options=reference.HIGHS)
+        extremes.append(res.x[8])
+    assert max(extremes) - min(extremes) < 1e-6
+    assert got.bids_one[9][9] == pytest.approx(extremes[0], abs=1e-6)
