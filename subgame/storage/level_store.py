@@ -10,7 +10,7 @@ the shard's data, so a killed run leaves at worst a shard recomputed, never one 
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 import fsspec
 import numpy as np
@@ -71,9 +71,9 @@ class LevelStore:
         if plan.group_path in root:
             group = root[plan.group_path]
         else:
-            group = root.create_group(plan.group_path)
-            group.attrs.update({"family": plan.family, "config": plan.config.to_attrs(),
-                                "levels_done": {}})
+            # One metadata write: a run killed here leaves no group without its config.
+            group = root.create_group(plan.group_path, attributes={
+                "family": plan.family, "config": plan.config.to_attrs(), "levels_done": {}})
         store = cls(url, group, plan.group_path)
         group.attrs["levels"] = [_level_attrs(level) for level in plan.levels]
         for spec in plan.arrays:
@@ -85,7 +85,12 @@ class LevelStore:
 
     def _ensure_array(self, spec: ArraySpec) -> zarr.Array:
         if spec.path in self.group:
-            return self.group[spec.path]
+            array = self.group[spec.path]
+            # Constant data is written after its array: rewrite it if a killed run or a
+            # repair left it unwritten.
+            if spec.values is not None and not np.array_equal(array[...], spec.values):
+                array[...] = spec.values
+            return array
         array = self.group.create_array(
             spec.path, shape=spec.shape, chunks=spec.chunks, dtype=spec.dtype,
             fill_value=spec.fill_value, dimension_names=spec.dims,
@@ -113,6 +118,17 @@ class LevelStore:
     def mark_done(self, level_index: int, shard: int) -> None:
         self.group[_marker_path(level_index)][shard] = 1
 
+    def reopen(self, pending: Mapping[int, Iterable[int]]) -> None:
+        """Driver only: mark these shards pending again and their levels unfinished (a
+        repair); the normal resume then recomputes them."""
+        done = dict(self.group.attrs.get("levels_done", {}))
+        for level_index, shards in pending.items():
+            markers = self.group[_marker_path(level_index)]
+            for shard in shards:
+                markers[shard] = 0
+            done.pop(str(level_index), None)
+        self.group.attrs["levels_done"] = done
+
     def level_done(self, level_index: int) -> bool:
         return str(level_index) in self.group.attrs.get("levels_done", {})
 
@@ -133,6 +149,8 @@ class LevelStore:
             levels.append({**level, "shards_done": int(markers.sum()),
                            "finished": str(level["index"]) in done,
                            **done.get(str(level["index"]), {})})
+            if "array_prefix" in level:  # families that keep each level in its own folder
+                levels[-1]["bytes_on_disk"] = self.bytes_on_disk(level["array_prefix"])
         return {"computation": self.group_path, "family": attrs.get("family"),
                 "config": dict(attrs.get("config", {})), "levels": levels,
                 "levels_finished": sum(level["finished"] for level in levels),

@@ -14,11 +14,13 @@ from subgame.tasks.executors import Executor, ShardDone
 
 
 def _sum_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Shard metrics summed over the level; those named max_* take the maximum."""
     totals: dict[str, Any] = {}
     for result in results:
         for key, value in result.items():
             if key != "shard" and isinstance(value, (int, float)):
-                totals[key] = totals.get(key, 0) + value
+                combine = max if key.startswith("max_") else (lambda x, y: x + y)
+                totals[key] = combine(totals[key], value) if key in totals else value
     return totals
 
 

@@ -1,0 +1,125 @@
+"""The GOPS flow end to end: stored answers against the independent frozenset + HiGHS solver."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import zarr
+from typer.testing import CliRunner
+
+from subgame.cli import app
+from subgame.flows.gops import gops_flow
+from subgame.storage import LevelStore
+from subgame.storage.gops import first_move, query_state
+from subgame.tasks.gops import GopsConfig, gops_plan
+from tests import gops_reference as ref
+from tests.store_compare import assert_stores_equal, tree_snapshot
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, dask_scheduler):
+    path = str(tmp_path_factory.mktemp("gops") / "store.zarr")
+    report = gops_flow(cards=N, shard_states=20, store=path, scheduler=dask_scheduler)
+    assert report["levels_computed"] == [f"j={j}" for j in range(1, N + 1)]
+    return path
+
+
+# Strategies are stored as float32: each probability within 6e-8 of the computed one.
+STORED_TOLERANCE = 1e-6
+
+
+def guarantees(bids: dict, payoff: np.ndarray, value: float, rows: tuple, player: int) -> bool:
+    """A mixed bid is optimal iff it secures the value against every pure reply."""
+    x = np.array([bids[str(c)] for c in rows])
+    slack = STORED_TOLERANCE * max(1.0, np.abs(payoff).max())
+    if player == 1:
+        return bool(np.all(x @ payoff >= value - slack))
+    return bool(np.all(payoff @ x <= value + slack))
+
+
+def test_every_stored_state_matches_reference(store):
+    for v, y, p in ref.all_states(N):
+        answer = query_state(store, N, v, y, p)
+        assert answer["value"] == pytest.approx(ref.value(v, y, p), abs=1e-9)
+        for k, expected in zip(p, ref.upcard_values(v, y, p)):
+            assert answer["upcard_values"][str(k)] == pytest.approx(expected, abs=1e-9)
+            payoff = ref.payoff(v, y, p, k)
+            bids = answer["bids"][str(k)]
+            assert guarantees(bids["player_one"], payoff, expected, v, 1), (v, y, p, k)
+            assert guarantees(bids["player_two"], payoff, expected, y, 2), (v, y, p, k)
+
+
+def test_root_value_zero_and_antisymmetry(store):
+    full = list(range(1, N + 1))
+    assert query_state(store, N, full, full, full)["value"] == pytest.approx(0, abs=1e-12)
+    a = query_state(store, N, [1, 4], [2, 3], [3, 4])
+    b = query_state(store, N, [2, 3], [1, 4], [4, 3])
+    assert a["value"] == pytest.approx(-b["value"], abs=1e-12)
+    assert a["bids"]["4"]["player_one"] == b["bids"]["4"]["player_two"]
+
+
+def test_first_move_rows_are_distributions(store):
+    table = np.array(first_move(store, N)["probability"])
+    assert table.shape == (N, N)
+    np.testing.assert_allclose(table.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
+    whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
+    gops_flow(cards=6, shard_states=40, store=whole, executor="serial")
+    gops_flow(cards=6, shard_states=40, store=resumed, executor="serial", max_levels=2)
+    plan = gops_plan(GopsConfig(6, 6, 40))
+    level = plan.level(2)
+    assert level.shards > 2
+    # A run killed inside level j=3 after one shard was written and marked.
+    plan.solve_shard(resumed, plan, level.index, 1)
+    LevelStore.open(resumed, plan.group_path, writable=True).mark_done(level.index, 1)
+    report = gops_flow(cards=6, shard_states=40, store=resumed, executor="serial")
+    later = sum(plan.level(i).shards for i in range(3, 6))
+    assert report["shards_computed"] == level.shards - 1 + later
+    assert report["levels_computed"] == ["j=3", "j=4", "j=5", "j=6"]
+    assert_stores_equal(whole, resumed)
+
+
+def test_strategies_top_k_bounds_the_disk(tmp_path):
+    path = str(tmp_path / "s.zarr")
+    gops_flow(cards=5, strategies="top:2", store=path, executor="serial")
+    group = zarr.open_group(path, mode="r")["gops/N5"]
+    assert [f"j{j}/strategies" in group for j in range(1, 6)] == [False] * 3 + [True] * 2
+    assert query_state(path, 5, [1, 2], [3, 4], [1, 5])["bids"] is None
+    assert query_state(path, 5, [1, 2, 3, 4], [2, 3, 4, 5], [1, 2, 3, 5])["bids"] is not None
+    status = LevelStore.open(path, "gops/N5").status()
+    sizes = [level["bytes_on_disk"] for level in status["levels"]]
+    assert all(size > 0 for size in sizes)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hand", "1,2", "--opponent", "3", "--prizes", "1,2"], "equal sizes"),
+    (["--hand", "1,1", "--opponent", "3,4", "--prizes", "1,2"], "duplicate"),
+    (["--hand", "1,9", "--opponent", "3,4", "--prizes", "1,2"], "outside 1..4"),
+    (["--hand", "1,x", "--opponent", "3,4", "--prizes", "1,2"], "comma-separated"),
+    (["--hand", "1,2", "--opponent", "3,4", "--prizes", "1,2", "--upcard", "3"], "not in the prizes"),
+    (["--hand", "1,2"], "give --hand, --opponent and --prizes"),
+])
+def test_bad_queries_exit_nonzero_with_one_line(store, args, message):
+    before = tree_snapshot(store)
+    result = CliRunner().invoke(app, ["query", "gops", "--cards", str(N), "--store", store,
+                                      *args])
+    assert result.exit_code == 2 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert tree_snapshot(store) == before
+
+
+def test_query_cli_json(store):
+    result = CliRunner().invoke(app, ["query", "gops", "--cards", str(N), "--hand", "1,3",
+                                      "--opponent", "2,4", "--prizes", "3,4", "--upcard", "4",
+                                      "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    expected = ref.upcard_values((1, 3), (2, 4), (3, 4))[1]
+    assert answer["upcard_values"] == {"4": pytest.approx(expected, abs=1e-9)}
+    assert set(answer["bids"]["4"]) == {"player_one", "player_two"}
