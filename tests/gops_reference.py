@@ -1,7 +1,8 @@
 """Independent GOPS for small N: the paper's recursion over explicit card sets, with every
 matrix game solved by scipy's HiGHS.  No patterns, no antisymmetry, no ranks, no shortcuts.
 
-    f(V, Y, P) = mean over P_k in P of val(X),  X[i, l] = sign(V_i - Y_l) P_k + f(V-V_i, Y-Y_l, P-P_k)
+    f(V, Y, P) = mean over P_k in P of val(X),
+    X[i, l]    = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from subgame.games.gops import (answer, level_layout, locate, payoff_matrices, s
                                 solve_levels, solve_matrix_game, solve_matrix_games,
                                 solve_shard)
 from subgame.games.gops.cards import drop_ranks, subset_rank, subsets
-from subgame.games.gops.patterns import canonical_patterns, pattern_count, pattern_key, swap
+from subgame.games.gops.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
+                                        swap)
 from tests import gops_reference as reference
 
 ACCURACY = 1e-9  # the solver's promise on values and strategy guarantees
@@ -64,6 +65,7 @@ def test_child_table_by_hand():
     """Pattern 'y v =' (V = {2, 3}, Y = {1, 3}) of level 2 in the 3-card game."""
     layout = level_layout(3, 2)
     key = pattern_key((2, 3), (1, 3))
+    assert describe(key) == "yv=" and describe(swap(key)) == "vy="
     assert key < swap(key)  # stored as is: V holds the highest unshared card
     p = int(np.searchsorted(layout.keys, key))
     assert layout.keys[p] == key
@@ -91,8 +93,8 @@ def test_counts_for_13_cards_match_the_design(capsys):
         largest, widest = max((largest, widest), (level_states, j))
     unreduced = sum(j * comb(13, j) ** 3 for j in range(14))
     with capsys.disabled():
-        print(f"\nN=13: {states:.4g} states, {games:.4g} matrix games "
-              f"({unreduced:.3g} without reductions), largest level j={widest}: {largest:.4g} states")
+        print(f"\nN=13: {states:.4g} states, {games:.4g} matrix games ({unreduced:.3g} "
+              f"without reductions), largest level j={widest}: {largest:.4g} states")
     assert 1.65e8 < states < 1.75e8
     assert round(games / 1e9, 2) == 1.34
     assert round(unreduced / 1e10, 1) == 9.8
@@ -139,6 +141,29 @@ def test_solver_against_highs_on_random_games():
         assert gap <= ACCURACY
         check_certified(payoff, value, x, y)
         assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
+
+
+def test_solver_on_a_tiny_pivot_gops_game():
+    """From level 6 of the 10-card game: entries 1.3e-8 apart force a pivot on a tiny
+    element.  Strategies read off the tableau guaranteed the value only to 2e-7; solved
+    afresh from the final basis they are exact to rounding."""
+    payoff = np.array([
+        [15.457024484192562, 15.457024497231618, 15.457024497231618, 15.457024497231618,
+         17.01421308164646, 22.3442838370565],
+        [20.457024484192562, 15.457024484192562, 15.457024484192562, 15.457024484192562,
+         17.01421308164646, 22.3442838370565],
+        [20.870393886452725, 20.876988730358292, 20.876988730358292, 20.876988730358292,
+         15.876988730358292, 16.0],
+        [18.523775251014076, 18.564124828921976, 18.564124828921976, 18.564124828921976,
+         20.876988730358292, 13.192954839055737],
+        [12.77392836341458, 12.890225918238588, 12.890225918238588, 12.890225918238588,
+         15.225383189210755, 23.192954839055737],
+        [12.77392836341458, 12.890225918238588, 12.890225918238588, 12.890225918238588,
+         15.225383189210755, 23.192954839055737]])
+    value, x, y, gap = solve_matrix_game(payoff)
+    assert gap < 1e-12
+    check_certified(payoff, value, x, y, 1e-12)
+    assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
 
 
 def test_solver_batch_on_real_gops_matrices():

@@ -1,0 +1,102 @@
+"""From explicit card sets to stored entries, and from stored entries back to cards.
+
+A state (V, Y, P) is stored once per pair {(V, Y), (Y, V)} as (level j, pattern, rank(P)).
+When the stored orientation is (Y, V) the stored values carry sign -1 and the two players
+trade strategy arrays: the row strategies (``strategies``) are then player two's bids.
+Stored bid index i means the i-th smallest card of the hand it belongs to; upcard index k
+the k-th smallest card of P.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from . import cards, patterns
+
+
+@dataclass(frozen=True)
+class StateRef:
+    """Where (V, Y, P) lives.  f(V, Y, P) = sign * values[p_rank, pattern] (same for
+    upcard_values[p_rank, pattern, k]).  Player one's bids are ``one_array`` ('strategies'
+    or 'strategies_two') at [p_rank, pattern, k, b], bid index b meaning card one_cards[b]
+    of V; player two's likewise."""
+
+    level: int
+    pattern: int
+    sign: int
+    p_rank: int
+    upcards: tuple[int, ...]
+    one_array: str
+    one_cards: tuple[int, ...]
+    two_array: str
+    two_cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StateAnswer:
+    """f(V, Y, P), f_k by upcard card, and each player's mixed bid {card: probability} by
+    upcard card (None when strategies were not stored)."""
+
+    value: float
+    upcard_values: dict[int, float]
+    bids_one: dict[int, dict[int, float]] | None
+    bids_two: dict[int, dict[int, float]] | None
+
+
+@lru_cache(maxsize=64)
+def _stored_keys(n_cards: int, j: int) -> np.ndarray:
+    return patterns.canonical_patterns(n_cards, j)
+
+
+def _hand(name: str, hand, n_cards: int) -> tuple[int, ...]:
+    values = [int(c) for c in hand]
+    if len(set(values)) != len(values):
+        raise ValueError(f"{name} has duplicate cards: {sorted(values)}")
+    if any(not 1 <= c <= n_cards for c in values):
+        raise ValueError(f"{name} has cards outside 1..{n_cards}: {sorted(values)}")
+    return tuple(sorted(values))
+
+
+def locate(n_cards: int, v_hand, y_hand, deck) -> StateRef:
+    """The stored address of (V, Y, P) in the N-card game; raises ValueError on bad input."""
+    v = _hand("V", v_hand, n_cards)
+    y = _hand("Y", y_hand, n_cards)
+    p = _hand("P", deck, n_cards)
+    if not len(v) == len(y) == len(p):
+        raise ValueError(f"V, Y and P must have equal sizes, got {len(v)}, {len(y)}, {len(p)}")
+    key = patterns.pattern_key(v, y)
+    swapped = patterns.swap(key)
+    sign = 1 if key <= swapped else -1
+    keys = _stored_keys(n_cards, len(p))
+    index = int(np.searchsorted(keys, min(key, swapped)))
+    if sign > 0:
+        one, two = ("strategies", v), ("strategies_two", y)
+    else:  # stored as (Y, V): its row player is player two
+        one, two = ("strategies_two", v), ("strategies", y)
+    return StateRef(len(p), index, sign, cards.subset_rank(p), p,
+                    one[0], one[1], two[0], two[1])
+
+
+def answer(ref: StateRef, value: float, upcard_values: np.ndarray,
+           strategies: np.ndarray | None = None,
+           strategies_two: np.ndarray | None = None) -> StateAnswer:
+    """Read a state in card terms from its stored entries at [p_rank, pattern]:
+    value (scalar), upcard_values (j,), strategies and strategies_two (j, j) or None."""
+    stored = {"strategies": strategies, "strategies_two": strategies_two}
+
+    def bids(array_name, hand):
+        table = stored[array_name]
+        if table is None:
+            return None
+        return {card: {c: float(q) for c, q in zip(hand, table[k])}
+                for k, card in enumerate(ref.upcards)}
+
+    return StateAnswer(
+        ref.sign * float(value),
+        {card: ref.sign * float(u) for card, u in zip(ref.upcards, upcard_values)},
+        bids(ref.one_array, ref.one_cards),
+        bids(ref.two_array, ref.two_cards),
+    )
