@@ -13,15 +13,22 @@ from rich.console import Console
 
 from subgame.errors import SubgameError
 
-console = Console(stderr=True)
+console = Console()  # results; errors go to stderr as one plain line
 
 StoreOption = Annotated[Optional[str], typer.Option(
-    "--store", help="Zarr store path or fsspec URL [env SUBGAME_STORE; default ./subgame.zarr].")]
+    "--store",
+    help="Zarr store path or fsspec URL (default: $SUBGAME_STORE, else ./subgame.zarr).")]
 SchedulerOption = Annotated[Optional[str], typer.Option(
     "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
                         "(default: start a local cluster).")]
 WorkersOption = Annotated[Optional[int], typer.Option(
     "--workers", min=1, help="Worker processes of the local cluster [default: one per core].")]
+ClusterOption = Annotated[Optional[str], typer.Option(
+    "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
+                      "(bundled, see deploy/clusters) or a profile YAML file.")]
+RepairOption = Annotated[bool, typer.Option(
+    "--repair", help="First recompute the shards whose stored chunks fail their checksums "
+                     "(see `subgame verify --store`).")]
 ExecutorOption = Annotated[str, typer.Option(
     "--executor", help="dask (default) or serial (in-process, for debugging).")]
 MaxLevelsOption = Annotated[Optional[int], typer.Option(
@@ -29,9 +36,16 @@ MaxLevelsOption = Annotated[Optional[int], typer.Option(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars read from Zarr, as JSON numbers."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
     if as_json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2, default=_plain))
     else:
         render(result)
 
@@ -62,6 +76,8 @@ def user_errors(command: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise  # a verb's own exit status
         except SubgameError as exc:
             _one_line(f"error: {exc}")
             raise typer.Exit(2) from None

@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from subgame.commands.common import (ExecutorOption, JsonOption, MaxLevelsOption,
-                                     SchedulerOption, StoreOption, WorkersOption, console,
-                                     emit, preflight, user_errors)
+from subgame.commands.common import (ClusterOption, ExecutorOption, JsonOption,
+                                     MaxLevelsOption, RepairOption, SchedulerOption,
+                                     StoreOption, WorkersOption, console, emit, preflight,
+                                     user_errors)
 from subgame.errors import InvalidInput
 from subgame.storage import resolve_store
 from subgame.storage import guess_who as stored
@@ -24,18 +25,23 @@ def run(max_n: Annotated[int, typer.Option("--max-n", help="Largest n and m (U).
             "--band", help="Levels per Prefect task = chunk edge of the stored tables.")] = 512,
         store: StoreOption = None, scheduler: SchedulerOption = None,
         workers: WorkersOption = None, executor: ExecutorOption = "dask",
-        max_levels: MaxLevelsOption = None, as_json: JsonOption = False) -> None:
+        max_levels: MaxLevelsOption = None, cluster: ClusterOption = None,
+        repair: RepairOption = False, as_json: JsonOption = False) -> None:
     """Compute exact Guess Who tables a(n,m) = n*m*p(n,m) and optimal move sets, n, m <= U."""
     from subgame.flows.guess_who import guess_who_flow
+    from subgame.flows.runner import RunOptions
     from subgame.tasks.guess_who import GuessWhoConfig, guess_who_plan, parse_rules
 
+    RunOptions(store, scheduler, workers, executor, cluster=cluster).probe()
     preflight(guess_who_plan(GuessWhoConfig(max_n, parse_rules(rules), band)), store)
     report = guess_who_flow(max_n=max_n, rules=rules, band=band, store=store,
                             scheduler=scheduler, workers=workers, executor=executor,
-                            progress=not as_json, max_levels=max_levels)
+                            progress=not as_json, max_levels=max_levels, cluster=cluster,
+                            repair=repair)
     emit(report, as_json, lambda r: console.print(
         f"{r['computation']} in {r['store']}: computed {len(r['levels_computed'])} level bands "
-        f"({r['shards_computed']} shards), {r['levels_skipped']} already stored"))
+        f"({r['shards_computed']} shards), {r['levels_skipped']} already stored",
+        soft_wrap=True))
 
 
 def _rule(rules: str) -> str:
@@ -95,3 +101,24 @@ def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG file
                 colorbar=key, path=f"{out}/guess_who_{rule}_{key}.png",
                 extent=(0.5, edge, 0.5, edge), diverging=diverging))
     emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+
+
+@user_errors
+def verify(store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Check the stored variant-rules table against the paper's Theorems 1-3, every state.
+
+    Exits with status 1 when a theorem disagrees with the table somewhere."""
+    result = stored.verify_variant(resolve_store(store))
+
+    def render(r: dict) -> None:
+        for name in ("theorem1", "theorem2", "theorem3"):
+            check = r[name]
+            verdict = "holds" if not check["mismatches"] else (
+                f"{check['mismatches']} mismatches, e.g. (n, m) = "
+                + ", ".join(f"({a}, {b})" for a, b in check["examples"]))
+            console.print(f"{name} over {r['states']} states (n, m <= {r['max_n']}): {verdict}",
+                          soft_wrap=True)
+
+    emit(result, as_json, render)
+    if any(result[name]["mismatches"] for name in ("theorem1", "theorem2", "theorem3")):
+        raise typer.Exit(1)
