@@ -11,6 +11,7 @@ import numpy as np
 from subgame.errors import NotComputed
 from subgame.games import higher_lower as hl
 from subgame.storage.level_store import LevelStore, find_computations
+from subgame.storage.encoding import decimal, from_hex
 
 FAMILY = "higher-lower"
 
@@ -42,19 +43,21 @@ def _distinct_sweep(url: str, need: int = 1) -> tuple[LevelStore, int]:
 
 
 def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
+    return f"{decimal(value.numerator)}/{decimal(value.denominator)}"
 
 
 def query_n(url: str, n: int) -> dict[str, Any]:
     store, _ = _distinct_sweep(url, n)
     row = {name: store.array(name)[n - 1].item()
            for name in ("p_all", "log_p_all", "expected_streak", "ratio")}
+    exponent, mantissa = divmod(row["log_p_all"] / np.log(10), 1.0)
     result = {"n": n, **row, "ratio": None if np.isnan(row["ratio"]) else row["ratio"],
+              "p_all_scientific": f"{10 ** mantissa:.15f}e{int(exponent)}",
               "p_all_exact": None, "count": None, "expected_streak_exact": None}
     if n <= store.config["exact_max"]:
-        count = int(store.array("count")[n - 1])
-        streak = int(store.array("streak_count")[n - 1])
-        result.update(count=str(count),
+        count, streak = from_hex([store.array("count")[n - 1],
+                                  store.array("streak_count")[n - 1]])
+        result.update(count=decimal(count),
                       p_all_exact=_fraction(Fraction(count, factorial(n))),
                       expected_streak_exact=_fraction(Fraction(streak, factorial(n))))
     return result
@@ -94,7 +97,7 @@ def query_deck(url: str, ranks: int, suits: int, ties: str, policy: str,
             continue
         i = points.index((ranks, suits, ties, policy))
         if store.level_done(0) and store.array("exact_wins")[i]:
-            wins, orders = int(store.array("exact_wins")[i]), int(store.array("exact_orders")[i])
+            wins, orders = from_hex([store.array("exact_wins")[i], store.array("exact_orders")[i]])
             result["exact"] = {"p": _fraction(Fraction(wins, orders)), "p_float": wins / orders,
                                "states": int(store.array("exact_states")[i])}
         if "mc_wins" in store.group and store.level_done(1):

@@ -23,6 +23,7 @@ from subgame.errors import InvalidInput
 from subgame.games import higher_lower as hl
 from subgame.plan import ArraySpec, Level, Plan
 from subgame.storage import LevelStore
+from subgame.storage.encoding import HEX, from_hex, to_hex
 from subgame.tasks.guess_who import check_positive_int
 
 FAMILY = "higher-lower"
@@ -71,7 +72,7 @@ class DistinctConfig:
 
 def _n_axis(name: str, length: int, chunk: int, dtype: str) -> ArraySpec:
     return ArraySpec(name, (length,), (min(chunk, length),), dtype, ("n",),
-                     fill_value="" if dtype == "str" else 0)
+                     fill_value="" if dtype == "str" else 0, attrs=HEX if dtype == "str" else {})
 
 
 def distinct_plan(config: DistinctConfig) -> Plan:
@@ -90,7 +91,7 @@ def distinct_plan(config: DistinctConfig) -> Plan:
         if exact:
             exact_half = (min(end, config.exact_max) + 1) // 2
             arrays += [ArraySpec(f"state/{b}/exact_{part}", (exact_half,), (exact_half,), "str",
-                                 ("u",), fill_value="") for part in ("wins", "streak")]
+                                 ("u",), fill_value="", attrs=HEX) for part in ("wins", "streak")]
         levels.append(Level(b, f"n={b * B + 1}..{end}", 2 if exact else 1,
                             info={"first_n": b * B + 1, "last_n": end, "exact": exact}))
     return Plan(FAMILY, config, tuple(arrays), tuple(levels), solve_distinct_shard)
@@ -108,8 +109,8 @@ def _exact_start(store: LevelStore, b: int) -> hl.ExactLevel:
     if b == 0:
         return hl.FIRST_EXACT
     prefix, n = f"state/{b - 1}/exact_", store.config["block"] * b
-    return hl.ExactLevel(n, tuple(int(v) for v in store.array(prefix + "wins")[:]),
-                         tuple(int(v) for v in store.array(prefix + "streak")[:]))
+    return hl.ExactLevel(n, from_hex(store.array(prefix + "wins")[:]),
+                         from_hex(store.array(prefix + "streak")[:]))
 
 
 def solve_distinct_shard(url: str, plan: Plan, level_index: int, shard: int) -> dict[str, Any]:
@@ -139,10 +140,10 @@ def solve_distinct_shard(url: str, plan: Plan, level_index: int, shard: int) -> 
     levels = [first] if b == 0 else []
     levels += list(hl.exact_levels(stop, first))
     rows = slice(levels[0].n - 1, stop)
-    store.array("count")[rows] = np.array([str(lv.count) for lv in levels])
-    store.array("streak_count")[rows] = np.array([str(lv.streak_total) for lv in levels])
-    store.array(f"state/{b}/exact_wins")[:] = np.array([str(v) for v in levels[-1].wins])
-    store.array(f"state/{b}/exact_streak")[:] = np.array([str(v) for v in levels[-1].streak])
+    store.array("count")[rows] = to_hex(lv.count for lv in levels)
+    store.array("streak_count")[rows] = to_hex(lv.streak_total for lv in levels)
+    store.array(f"state/{b}/exact_wins")[:] = to_hex(levels[-1].wins)
+    store.array(f"state/{b}/exact_streak")[:] = to_hex(levels[-1].streak)
     return {"exact_deck_sizes": stop - start}
 
 
@@ -222,6 +223,7 @@ def deck_plan(config: DeckConfig) -> Plan:
                for name, dtype, fill in (("exact_wins", "str", ""), ("exact_orders", "str", ""),
                                          ("exact_p", "float64", np.nan),
                                          ("exact_states", "int64", 0))]
+    # exact_wins and exact_orders hold hexadecimal integers, like the distinct sweep
     levels = [Level(0, "exact DP", P, info={"feasible": [exact_feasible(r, s)
                                                          for r, s, _, _ in points]})]
     if config.games:
@@ -240,8 +242,8 @@ def solve_deck_shard(url: str, plan: Plan, level_index: int, shard: int) -> dict
         if not exact_feasible(ranks, suits):
             return {"exact_points": 0}
         solution = hl.solve(ranks, suits, ties, policy)
-        store.array("exact_wins")[shard] = str(solution.wins)
-        store.array("exact_orders")[shard] = str(solution.orders)
+        store.array("exact_wins")[shard] = format(solution.wins, "x")
+        store.array("exact_orders")[shard] = format(solution.orders, "x")
         store.array("exact_p")[shard] = float(solution.p)
         store.array("exact_states")[shard] = sum(solution.states)
         return {"exact_points": 1, "states": sum(solution.states)}

@@ -1,0 +1,25 @@
+"""Higher/lower card guessing (seed 004): pure kernels for the sweeps.
+
+- :mod:`.distinct`: n distinct cards, the seed's problem.  Exact integer levels
+  (n! P_all(n) and n! E[streak]), a scaled float64 sweep to n = 10^5 and beyond, and the
+  extrapolated limits.
+- :mod:`.decks`: r ranks x s suits, ties lost or passed; exact DP for the optimal, majority
+  and always-higher policies.
+- :mod:`.montecarlo`: shardable simulation of those policies with Wilson intervals.
+- :mod:`.seed`: the seed's own code, the baseline.
+
+No I/O, no Prefect, Dask or Zarr.  docs/higher_lower.md has the derivations and figures.
+"""
+
+from .decks import POLICIES, TIES, DeckSolution, PolicyTable, policy_table, solve
+from .distinct import (FIRST_EXACT, FIRST_FLOAT, RATIO_LIMIT, STREAK_LIMIT, ExactLevel,
+                       Extrapolation, FloatLevel, FloatSweep, asymptotics, exact_counts,
+                       exact_levels, extrapolate, float_sweep)
+from .montecarlo import MAX_TABLE_ROWS, Estimate, combine, simulate
+
+__all__ = [
+    "POLICIES", "TIES", "DeckSolution", "PolicyTable", "policy_table", "solve",
+    "FIRST_EXACT", "FIRST_FLOAT", "RATIO_LIMIT", "STREAK_LIMIT", "ExactLevel", "Extrapolation",
+    "FloatLevel", "FloatSweep", "asymptotics", "exact_counts", "exact_levels", "extrapolate",
+    "float_sweep", "MAX_TABLE_ROWS", "Estimate", "combine", "simulate",
+]
