@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import typer
+import os
 
-from subgame.commands import guess_who, status
+# No network here or on many clusters: Prefect's telemetry would only log failures.
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
+import typer  # noqa: E402
+
+from subgame.commands import (gops, guess_who, higher_lower, serve, status,  # noqa: E402
+                              verify_store)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Exact solutions of small games, level by level, kept in a Zarr store.")
@@ -12,16 +18,25 @@ run_app = typer.Typer(no_args_is_help=True, help="Compute (or resume) a family's
 query_app = typer.Typer(no_args_is_help=True, help="Read stored results; needs no cluster.")
 plot_app = typer.Typer(no_args_is_help=True, help="Draw figures from a store.")
 verify_app = typer.Typer(no_args_is_help=True, help="Check stored results against theory.")
+verify_app.callback(invoke_without_command=True)(verify_store.verify_store)
 
 app.add_typer(run_app, name="run")
 app.add_typer(query_app, name="query")
 app.add_typer(plot_app, name="plot")
 app.add_typer(verify_app, name="verify")
 app.command("status")(status.status)
+app.command("serve")(serve.serve)
 
 run_app.command("guess-who")(guess_who.run)
 query_app.command("guess-who")(guess_who.query)
 plot_app.command("guess-who")(guess_who.plot)
+verify_app.command("guess-who")(guess_who.verify)
+run_app.command("gops")(gops.run)
+query_app.command("gops")(gops.query)
+plot_app.command("gops")(gops.plot)
+run_app.command("higher-lower")(higher_lower.run)
+query_app.command("higher-lower")(higher_lower.query)
+plot_app.command("higher-lower")(higher_lower.plot)
 
 if __name__ == "__main__":
     app()

@@ -12,10 +12,12 @@ from subgame.tasks.guess_who import GuessWhoConfig, guess_who_plan, parse_rules
 def guess_who_flow(max_n: int, rules: str = "both", band: int = 512, store: str | None = None,
                    scheduler: str | None = None, workers: int | None = None,
                    executor: str = "dask", progress: bool = False,
-                   max_levels: int | None = None) -> dict:
+                   max_levels: int | None = None, cluster: str | None = None,
+                   repair: bool = False) -> dict:
     """Exact tables a_I, a_II = n*m*p(n,m) for 1 <= n, m <= max_n, with optimal move sets."""
     plan = guess_who_plan(GuessWhoConfig(max_n, parse_rules(rules), band))
-    options = RunOptions(store, scheduler, workers, executor, progress, max_levels)
+    options = RunOptions(store, scheduler, workers, executor, progress, max_levels, cluster,
+                         repair)
     return run_plan(plan, options).as_dict()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import fsspec
 import zarr
 import zarr.codecs
 
@@ -19,10 +20,29 @@ COMPRESSORS = (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec())
 
 def resolve_store(url: str | None) -> str:
     """The store to use: the explicit argument, else $SUBGAME_STORE, else ./subgame.zarr."""
-    url = url or os.environ.get(STORE_ENV) or DEFAULT_STORE
-    if not url.strip():
+    if url is not None and not url.strip():
         raise InvalidInput("the store path is empty")
+    url = url or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    protocol = fsspec.core.split_protocol(url)[0] or "file"
+    try:
+        fsspec.get_filesystem_class(protocol)
+    except (ValueError, ImportError) as exc:
+        raise InvalidInput(f"cannot use {url!r} as a store: {exc}") from None
     return url
+
+
+def check_store_location(url: str) -> None:
+    """Refuse, before a run starts, a local store path that cannot become a directory
+    (a file, or a path under a file), without creating anything."""
+    fs, path = fsspec.core.url_to_fs(url)
+    if fs.protocol not in ("file", ("file", "local")):
+        return  # object stores have no such failure; credentials fail on first use
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a writable "
+                           "directory")
 
 
 def open_root(url: str, *, writable: bool) -> zarr.Group:
@@ -32,6 +52,11 @@ def open_root(url: str, *, writable: bool) -> zarr.Group:
             return zarr.open_group(url, mode="a")
         return zarr.open_group(url, mode="r")
     except FileNotFoundError as exc:
+        if writable:  # e.g. under /proc: the directory cannot be created
+            raise InvalidInput(f"cannot create a store at {url!r}: {exc.strerror}") from exc
         raise NotComputed(f"no subgame store at {url!r}") from exc
     except (PermissionError, NotADirectoryError, IsADirectoryError) as exc:
         raise InvalidInput(f"cannot use {url!r} as a store: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # unparsable metadata (json errors are ValueErrors)
+        raise InvalidInput(f"the store {url!r} has unreadable metadata ({exc}); "
+                           "see `subgame verify --store`") from exc

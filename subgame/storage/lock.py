@@ -17,7 +17,7 @@ import uuid
 
 import fsspec
 
-from subgame.errors import StoreLocked
+from subgame.errors import InvalidInput, StoreLocked
 
 HEARTBEAT_EVERY = 30.0
 STALE_AFTER = 300.0
@@ -81,7 +81,11 @@ class StoreLock:
         return record
 
     def acquire(self) -> None:
-        self.fs.makedirs(self.path.rsplit("/", 1)[0], exist_ok=True)
+        try:
+            self.fs.makedirs(self.path.rsplit("/", 1)[0], exist_ok=True)
+        except OSError as exc:
+            raise InvalidInput(f"cannot create the store's lock {self.path}: "
+                               f"{exc.strerror or exc}") from exc
         if self.check() is not None:
             self.fs.rm_file(self.path)  # stale: its holder is gone
         try:

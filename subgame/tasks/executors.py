@@ -7,9 +7,9 @@ wrote the data, so a shard whose marker is set is complete whatever is killed la
 
 from __future__ import annotations
 
-import os
 from typing import Any, Callable, Mapping, Protocol
 
+from subgame.clusters import ClusterProfile
 from subgame.plan import Level, Plan
 from subgame.storage import LevelStore
 
@@ -48,21 +48,13 @@ class SerialExecutor:
 
 
 class DaskExecutor:
-    """Maps shards over a Dask cluster: a LocalCluster of processes, or an existing scheduler."""
+    """Maps shards over the Dask cluster a profile names (local processes by default)."""
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None):
-        from distributed import Client, LocalCluster
-
-        if scheduler:
-            self.cluster = None
-            self.client = Client(scheduler, timeout="30s")
-        else:
-            self.cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                        threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=40)
-            self.client = Client(self.cluster)
+    def __init__(self, profile: ClusterProfile):
+        self.running = profile.start()
+        self.client = self.running.client
 
     def run_shards(self, url, plan, level, shards, on_done):
         from distributed import as_completed
@@ -86,6 +78,4 @@ class DaskExecutor:
         return results
 
     def close(self) -> None:
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        self.running.close()

@@ -1,0 +1,270 @@
+"""Dask cluster profiles: where the workers of a run come from.
+
+A profile is a small YAML file: a bundled one by name (``deploy/clusters/<name>.yaml``) or
+any path. Kinds: ``local`` (a LocalCluster of processes, the default), ``scheduler`` (an
+existing scheduler's address), ``slurm`` and ``pbs`` (dask-jobqueue, extra ``hpc``) and
+``kubernetes`` (dask-kubernetes, extra ``k8s``). The optional packages are imported only
+when such a profile is started, so a laptop needs neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import socket
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+import yaml
+from dask.utils import parse_timedelta
+
+from subgame.errors import InvalidInput, SubgameError
+
+PROFILE_DIRS_ENV = "SUBGAME_CLUSTER_PROFILES"
+# Bundled profiles live in the source tree (and in the Docker image, which copies it);
+# $SUBGAME_CLUSTER_PROFILES adds folders for installs that have no source tree.
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "deploy" / "clusters"
+KINDS = ("local", "scheduler", "slurm", "pbs", "kubernetes")
+BATCH_KINDS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+MAX_REMOTE_WORKERS = 100_000
+
+
+class ClusterUnavailable(SubgameError):
+    """The cluster a profile names cannot be reached or started."""
+
+
+@dataclass(frozen=True)
+class WorkerLifetime:
+    """Batch jobs end at their walltime. A worker told to retire a little before it hands its
+    tasks back to the scheduler instead of dying mid-shard; the stagger spreads retirements
+    so the whole pool never leaves at once; the queue's replacement jobs join as they start."""
+
+    lifetime: str  # e.g. "55m" for a 1-hour walltime
+    stagger: str = "0s"
+    restart: bool = False  # the nanny restarts the worker in place (long walltimes)
+
+    def worker_args(self) -> list[str]:
+        args = ["--lifetime", self.lifetime, "--lifetime-stagger", self.stagger]
+        return args + ["--lifetime-restart"] if self.restart else args
+
+
+@dataclass(frozen=True)
+class ClusterProfile:
+    """One way to get Dask workers. ``options`` are the keyword arguments of the
+    dask-jobqueue or dask-kubernetes cluster class, passed through as written."""
+
+    name: str
+    kind: str = "local"
+    address: str | None = None  # kind "scheduler"
+    workers: int | None = None  # local: processes [default one per core]; others: scale to
+    threads_per_worker: int = 1
+    memory_limit: str | None = None  # local only; batch jobs say "memory" in options
+    connect_timeout: str = "30s"
+    lifetime: WorkerLifetime | None = None
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        where = f"cluster profile {self.name!r}"
+        if self.kind not in KINDS:
+            raise InvalidInput(f"{where}: unknown kind {self.kind!r}; choose one of {KINDS}")
+        for name in ("workers", "threads_per_worker"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise InvalidInput(f"{where}: {name} must be a positive integer, got {value!r}")
+        if self.workers is not None and self.workers > self.max_workers:
+            raise InvalidInput(f"{where}: at most {self.max_workers} workers, got {self.workers}")
+        if self.kind == "scheduler":
+            if not self.address:
+                raise InvalidInput(f"{where}: kind scheduler needs an address")
+            check_address(self.address)
+        elif self.address:
+            raise InvalidInput(f"{where}: address is only for kind scheduler")
+        try:
+            parse_timedelta(self.connect_timeout)
+        except (ValueError, TypeError, KeyError):
+            raise InvalidInput(f"{where}: connect_timeout must be a duration such as 30s, "
+                               f"got {self.connect_timeout!r}") from None
+        if self.lifetime is not None and self.kind not in BATCH_KINDS:
+            raise InvalidInput(f"{where}: lifetime is for batch queues (slurm, pbs)")
+        if self.options and self.kind in ("local", "scheduler"):
+            raise InvalidInput(f"{where}: options are for slurm, pbs and kubernetes profiles")
+
+    @property
+    def max_workers(self) -> int:
+        """Beyond a few processes per core a local cluster only slows the run down; a
+        remote one is bounded by what any queue or cluster would accept."""
+        return 4 * (os.cpu_count() or 1) if self.kind == "local" else MAX_REMOTE_WORKERS
+
+    def batch_options(self) -> dict[str, Any]:
+        """Keyword arguments of the dask-jobqueue cluster (and job) class."""
+        options = dict(self.options)
+        if self.lifetime is not None:
+            options["worker_extra_args"] = [*options.get("worker_extra_args", []),
+                                            *self.lifetime.worker_args()]
+        return options
+
+    def probe(self) -> None:
+        """Fail fast, before a flow run starts: a scheduler that does not answer, or an
+        optional package that is not installed."""
+        if self.kind == "scheduler":
+            parts = urlsplit(self.address)
+            try:
+                socket.create_connection((parts.hostname, parts.port),
+                                         timeout=parse_timedelta(self.connect_timeout)).close()
+            except OSError as exc:
+                raise ClusterUnavailable(f"no Dask scheduler answers at {self.address}: "
+                                         f"{exc.strerror or exc}") from None
+        elif self.kind in BATCH_KINDS:
+            cluster_class = getattr(_optional("dask_jobqueue", "hpc", self.kind),
+                                    BATCH_KINDS[self.kind])
+            submit = cluster_class.job_cls.submit_command
+            if shutil.which(submit) is None:
+                raise ClusterUnavailable(f"profile {self.name!r} submits {self.kind} jobs, "
+                                         f"but {submit!r} is not on this machine's PATH")
+        elif self.kind == "kubernetes":
+            _optional("dask_kubernetes.operator", "k8s", self.kind)
+
+    def start(self) -> "RunningCluster":
+        """Start (or connect to) the cluster and a client on it."""
+        from distributed import Client
+
+        cluster = None if self.kind == "scheduler" else self._make_cluster()
+        try:
+            if cluster is not None and self.kind != "local":
+                cluster.scale(self.workers or 1)
+            client = Client(cluster if cluster is not None else self.address,
+                            timeout=self.connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            if cluster is not None:
+                cluster.close()
+            raise ClusterUnavailable(f"cannot reach the Dask scheduler "
+                                     f"{self.address or ''} of profile {self.name!r} within "
+                                     f"{self.connect_timeout}: {exc}") from None
+        return RunningCluster(client, cluster)
+
+    def _make_cluster(self):
+        """The cluster object (no workers asked for yet, except a local one's)."""
+        if self.kind == "local":
+            from distributed import LocalCluster
+
+            return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
+                                threads_per_worker=self.threads_per_worker, processes=True,
+                                memory_limit=self.memory_limit or "auto",
+                                host="127.0.0.1", dashboard_address=None, silence_logs=40)
+        if self.kind in BATCH_KINDS:
+            module = _optional("dask_jobqueue", "hpc", self.kind)
+            return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())
+        operator = _optional("dask_kubernetes.operator", "k8s", self.kind)
+        return operator.KubeCluster(**{"n_workers": self.workers or 1, **self.options})
+
+
+@dataclass
+class RunningCluster:
+    """A client and, when this process started it, the cluster to close with it."""
+
+    client: Any
+    cluster: Any = None
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _optional(module: str, extra: str, kind: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InvalidInput(f"{kind} profiles need the optional packages of subgame's "
+                           f"{extra!r} extra: pip install 'subgame[{extra}]'") from None
+
+
+def check_address(address: str) -> str:
+    """A scheduler address must read protocol://host:port."""
+    parts = urlsplit(address)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in SCHEMES or not parts.hostname or port is None or \
+            parts.path not in ("", "/"):
+        raise InvalidInput(f"scheduler address {address!r} must read protocol://host:port "
+                           f"with protocol one of {SCHEMES}, e.g. tcp://10.0.0.5:8786")
+    return address
+
+
+def bundled_profiles() -> dict[str, Path]:
+    """Profile name -> file, from $SUBGAME_CLUSTER_PROFILES folders, then the bundled ones."""
+    folders = [Path(p) for p in os.environ.get(PROFILE_DIRS_ENV, "").split(os.pathsep) if p]
+    found: dict[str, Path] = {}
+    for folder in [*folders, BUNDLED_DIR]:
+        for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
+            found.setdefault(path.stem, path)
+    return found
+
+
+def load_profile(name_or_path: str) -> ClusterProfile:
+    """A profile by bundled name or YAML path; every mistake in it is one clear error."""
+    known = bundled_profiles()
+    path = known.get(name_or_path) or Path(name_or_path)
+    if name_or_path not in known and not (path.suffix in (".yaml", ".yml") and path.is_file()):
+        raise InvalidInput(f"no cluster profile {name_or_path!r}: give a YAML file or one of "
+                           f"{sorted(known) or ['local']}")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        reason = " ".join(str(exc).split())
+        raise InvalidInput(f"cannot read cluster profile {str(path)!r}: {reason}") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"cluster profile {str(path)!r} must be a mapping of settings")
+    return profile_from_mapping(path.stem, data)
+
+
+def profile_from_mapping(name: str, data: Mapping[str, Any]) -> ClusterProfile:
+    allowed = {f.name for f in fields(ClusterProfile)} - {"name"}
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InvalidInput(f"cluster profile {name!r}: unknown settings {unknown}; "
+                           f"known: {sorted(allowed)}")
+    values = dict(data)
+    if values.get("lifetime") is not None:
+        lifetime = values["lifetime"]
+        keys = {f.name for f in fields(WorkerLifetime)}
+        if not isinstance(lifetime, dict) or "lifetime" not in lifetime or set(lifetime) - keys:
+            raise InvalidInput(f"cluster profile {name!r}: lifetime takes {sorted(keys)} "
+                               f"(lifetime required), got {lifetime!r}")
+        values["lifetime"] = WorkerLifetime(**{k: str(v) if k != "restart" else bool(v)
+                                               for k, v in lifetime.items()})
+    options = values.get("options") or {}
+    if not isinstance(options, dict):
+        raise InvalidInput(f"cluster profile {name!r}: options must be a mapping")
+    values["options"] = MappingProxyType(dict(options))
+    for key in ("kind", "address", "memory_limit", "connect_timeout"):
+        if values.get(key) is not None and not isinstance(values[key], str):
+            raise InvalidInput(f"cluster profile {name!r}: {key} must be a string")
+    return ClusterProfile(name=name, **values)
+
+
+def resolve_profile(cluster: str | None, scheduler: str | None,
+                    workers: int | None) -> ClusterProfile:
+    """The profile a run's options ask for: --scheduler, --cluster, or a local cluster."""
+    if cluster and scheduler:
+        raise InvalidInput("give --cluster or --scheduler, not both")
+    if scheduler:
+        if workers is not None:
+            raise InvalidInput("--workers sizes a cluster subgame starts; an existing "
+                               "scheduler (--scheduler) brings its own workers")
+        return ClusterProfile("scheduler", kind="scheduler", address=check_address(scheduler))
+    profile = load_profile(cluster) if cluster else ClusterProfile("local")
+    if workers is not None:
+        if profile.kind == "scheduler":
+            raise InvalidInput(f"--workers cannot resize the existing scheduler of profile "
+                               f"{profile.name!r}")
+        profile = replace(profile, workers=workers)
+    return profile

@@ -1,0 +1,31 @@
+"""`subgame verify --store S`: read every stored chunk and name the work that rewrites the
+damaged ones (`subgame run <family> ... --repair` recomputes it)."""
+
+from __future__ import annotations
+
+import typer
+
+from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.storage import resolve_store
+from subgame.storage.integrity import scan_store
+
+DAMAGE_FOUND = 3  # distinct from bad input (2) and internal errors (1)
+
+
+def verify_store(ctx: typer.Context, store: StoreOption = None,
+                 as_json: JsonOption = False) -> None:
+    """Check stored results: with --store alone, every chunk's checksum; with a family
+    sub-command, the family's results against theory."""
+    if ctx.invoked_subcommand is None and _report_damage(store, as_json):
+        raise typer.Exit(DAMAGE_FOUND)
+
+
+@user_errors
+def _report_damage(store: str | None, as_json: bool) -> bool:
+    url = resolve_store(store)
+    damages = scan_store(url)
+    result = {"store": url, "damaged": [damage.as_dict() for damage in damages]}
+    emit(result, as_json, lambda r: console.print(
+        "\n".join(damage.describe() for damage in damages) if damages
+        else f"{url}: every stored chunk passes its checksum", soft_wrap=True, highlight=False))
+    return bool(damages)

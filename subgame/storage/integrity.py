@@ -1,0 +1,221 @@
+"""Find damaged chunks and turn them back into pending work.
+
+Every array is written with a crc32c codec over its compressed bytes, so a chunk whose bytes
+changed after it was written fails its checksum whenever it is read. A scan reads every
+stored chunk of a computation; each failure is a ``Damage`` naming the array, the chunk, its
+region and the (level, shard) that writes it.
+
+Who writes a chunk: a marker chunk ``_markers/<level>`` [i] is shard i of that level. A data
+array says it in its ``written_by`` attribute (set by the family through ``ArraySpec.attrs``):
+``{"level": L, "shard": S}`` where each of L, S is an int (a constant) or a list of axes (the
+largest chunk index along them); e.g. a table banded by max(n, m) with one shard per rule set
+is ``{"level": [0, 1], "shard": 1}`` for rule set 1. A chunk with no declared writer is
+recomputed by recomputing every level: always correct, only slower.
+
+Why repairing the writing shard is enough, and later levels are not recomputed: a checksum
+failure means the bytes changed after they were written, and every read is checked. A later
+level that read the chunk before the damage read good bytes, so its results are right; one
+that read it after the damage failed loudly and is not finished, so it is pending anyway.
+This holds because shard solvers are deterministic (the same inputs give the same bytes),
+which resume already requires.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Iterator, Mapping
+
+import fsspec
+import zarr
+
+from subgame.errors import InvalidInput, NotComputed
+from subgame.plan import ArraySpec, Plan
+from subgame.storage.level_store import MARKERS, _marker_path as marker_path
+from subgame.storage.location import open_root
+
+OWNER_ATTR = "written_by"
+_MARKER = re.compile(rf"^{MARKERS}/(\d+)$")
+_CHUNK = re.compile(r"^(?P<array>.+)/c/(?P<index>\d+(?:/\d+)*)$")
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One unreadable object: a chunk (``chunk`` set) or an array's metadata (``chunk`` None).
+
+    ``level``/``shard`` name the work that rewrites it; None when no writer is declared."""
+
+    computation: str
+    array: str
+    chunk: tuple[int, ...] | None
+    region: tuple[tuple[int, int], ...] | None  # [start, stop) per axis
+    level: int | None
+    shard: int | None
+    reason: str
+
+    def describe(self) -> str:
+        if not self.array:
+            return (f"{self.computation or 'the store root'}: {self.reason}; it cannot be "
+                    "repaired in place: compute into a new store")
+        where = (f"chunk {list(self.chunk)} (region "
+                 + ", ".join(f"{a}:{b}" for a, b in self.region) + ")"
+                 if self.chunk is not None else "metadata")
+        owner = (f"level {self.level} shard {self.shard}" if self.level is not None
+                 else "every level (its writer is not declared)")
+        return f"{self.computation}/{self.array} {where}: {self.reason}; recompute {owner}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def chunk_owner(array: str, attrs: Mapping[str, Any], chunk: tuple[int, ...]
+                ) -> tuple[int, int] | None:
+    """(level, shard) that writes ``chunk`` of ``array``, or None when undeclared."""
+    marker = _MARKER.match(array)
+    if marker:
+        return int(marker.group(1)), chunk[0]
+    rule = attrs.get(OWNER_ATTR)
+    if not isinstance(rule, Mapping):
+        return None
+
+    def resolve(term: Any) -> int:
+        return max(chunk[axis] for axis in term) if isinstance(term, list) else int(term)
+
+    return resolve(rule["level"]), resolve(rule["shard"])
+
+
+def _region(array: zarr.Array, chunk: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    return tuple((i * c, min((i + 1) * c, n)) for i, c, n in zip(chunk, array.chunks,
+                                                                  array.shape))
+
+
+def _files(url: str, group_path: str) -> tuple[fsspec.AbstractFileSystem, str, list[str]]:
+    fs, root = fsspec.core.url_to_fs(url)
+    base = f"{root.rstrip('/')}/{group_path}"
+    return fs, base, sorted(path[len(base) + 1:] for path in fs.find(base))
+
+
+def scan(url: str, group_path: str) -> list[Damage]:
+    """Read every stored chunk of one computation; return what fails (read-only)."""
+    try:
+        group = open_root(url, writable=False)[group_path]
+    except (ValueError, KeyError) as exc:  # the computation's own metadata
+        raise InvalidInput(f"the metadata of {group_path} in {url!r} is unreadable ({exc}); "
+                           "recompute it into a new store") from None
+    fs, _, files = _files(url, group_path)
+    chunks: dict[str, list[tuple[int, ...]]] = {}
+    for name in files:
+        found = _CHUNK.match(name)
+        if found:
+            index = tuple(int(i) for i in found["index"].split("/"))
+            chunks.setdefault(found["array"], []).append(index)
+    damages = []
+    for name in files:
+        if not name.endswith("/zarr.json"):
+            continue
+        path = name[:-len("/zarr.json")]
+        try:
+            node = group[path]
+        except Exception as exc:  # noqa: BLE001 - any failure to parse is damage
+            damages.append(Damage(group_path, path, None, None, None, None,
+                                  f"unreadable metadata ({type(exc).__name__})"))
+            continue
+        if isinstance(node, zarr.Array):
+            damages += _scan_array(group_path, path, node, chunks.get(path, []))
+    return damages
+
+
+def _scan_array(group_path: str, path: str, array: zarr.Array,
+                chunks: list[tuple[int, ...]]) -> Iterator[Damage]:
+    attrs = dict(array.attrs)
+    for chunk in chunks:
+        try:
+            array.blocks[chunk]
+        except Exception as exc:  # noqa: BLE001 - checksum, codec or truncation: all damage
+            level_shard = chunk_owner(path, attrs, chunk) or (None, None)
+            reason = " ".join(str(exc).split())[:80]
+            yield Damage(group_path, path, chunk, _region(array, chunk), *level_shard, reason)
+
+
+def scan_store(url: str) -> list[Damage]:
+    """Every computation in the store (found by their metadata files), scanned; metadata
+    that cannot be parsed outside any computation is reported as such."""
+    fs, root = fsspec.core.url_to_fs(url)
+    root = root.rstrip("/")
+    if not fs.exists(f"{root}/zarr.json"):
+        raise NotComputed(f"no subgame store at {url!r}")
+    computations, unreadable = [], []
+    for path in sorted(p for p in fs.find(root) if p.endswith("/zarr.json")):
+        node = path[len(root) + 1:-len("/zarr.json")]
+        try:
+            meta = json.loads(fs.cat_file(path))
+        except ValueError:
+            unreadable.append(node)
+            continue
+        if meta.get("node_type") == "group" and "config" in meta.get("attributes", {}):
+            computations.append(node)
+    damages = [Damage(node, "", None, None, None, None, "unreadable metadata")
+               for node in unreadable
+               if not any(node.startswith(f"{c}/") for c in computations)]
+    for group_path in computations:
+        damages += scan(url, group_path)
+    return damages
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What a repair removed and the work it put back: level -> shards, or every level."""
+
+    damages: tuple[Damage, ...]
+    pending: Mapping[int, frozenset[int]]
+
+    @property
+    def shards(self) -> int:
+        return sum(len(shards) for shards in self.pending.values())
+
+
+def remove_damage(url: str, plan: Plan) -> Repair:
+    """Driver only, under the lock, before ``LevelStore.prepare``: delete every damaged
+    object (prepare recreates lost arrays and coordinates) and say which shards rewrite it.
+    Writers are taken from the plan's array specs, so lost metadata loses nothing."""
+    fs, base, _ = _files(url, plan.group_path)
+    if not fs.exists(f"{base}/zarr.json"):
+        return Repair((), {})  # nothing stored yet, nothing to repair
+    damages = scan(url, plan.group_path)
+    arrays = _plan_arrays(plan)
+    pending: dict[int, set[int]] = {}
+    for damage in damages:
+        target = f"{base}/{damage.array}"
+        if damage.chunk is not None:
+            target += "/c/" + "/".join(map(str, damage.chunk))
+        if fs.exists(target):  # a damaged group's members went with it
+            fs.rm(target, recursive=True)
+        lost = ([(damage.array, damage.chunk)] if damage.chunk is not None else
+                [(path, chunk) for path, (_, chunks) in arrays.items()
+                 if path == damage.array or path.startswith(f"{damage.array}/")
+                 for chunk in chunks])
+        for path, chunk in lost:
+            spec = arrays[path][0] if path in arrays else None
+            if path not in arrays or (spec is not None and spec.values is not None):
+                continue  # not the plan's, or constant data the driver writes again
+            owner = chunk_owner(path, dict(spec.attrs) if spec else {}, chunk)
+            if owner is None:  # undeclared writer: every level, always correct
+                for level in plan.levels:
+                    pending.setdefault(level.index, set()).update(range(level.shards))
+                break
+            pending.setdefault(owner[0], set()).add(owner[1])
+    return Repair(tuple(damages), {level: frozenset(shards)
+                                   for level, shards in sorted(pending.items())})
+
+
+def _plan_arrays(plan: Plan) -> dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]]:
+    """Every array the plan stores (markers included, without a spec) with its chunks."""
+    arrays: dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]] = {
+        spec.path: (spec, list(itertools.product(*(range(-(-n // c)) for n, c in
+                                                   zip(spec.shape, spec.chunks)))))
+        for spec in plan.arrays}
+    for level in plan.levels:
+        arrays[marker_path(level.index)] = (None, [(shard,) for shard in range(level.shards)])
+    return arrays

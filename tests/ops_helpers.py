@@ -1,0 +1,174 @@
+"""Real processes for the operations tests: CLI runs, a Dask scheduler and workers, and a
+view of a store's progress read straight from its markers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import zarr
+
+from subgame.plan import ArraySpec, Level, Plan
+from tests.toy_family import WIDTH, ToyConfig, solve_toy_shard
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def subprocess_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """Environment for subgame processes: this session's Prefect server (no temporary
+    server per process), a private PREFECT_HOME, and the repo on the path (the workers
+    unpickle test functions)."""
+    import prefect.settings
+
+    home = tmp_path / "prefect-home"
+    home.mkdir(exist_ok=True)
+    env = {**os.environ, "PREFECT_API_URL": prefect.settings.PREFECT_API_URL.value(),
+           "PREFECT_HOME": str(home), "PYTHONPATH": str(ROOT),
+           "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env.pop("SUBGAME_STORE", None)
+    return {**env, **extra}
+
+
+def subgame(*args: str, env: dict[str, str], **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "subgame.cli", *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, dict | None, str]:
+    """Exit status, the JSON it printed (if any) and its stderr."""
+    out, err = process.communicate(timeout=timeout)
+    try:
+        report = json.loads(out) if out.strip() else None
+    except ValueError:
+        report = None
+    return process.returncode, report, err
+
+
+# -- store progress, read the way a resumed run reads it -------------------------------------
+@dataclass(frozen=True)
+class Progress:
+    finished: frozenset[int]  # levels in levels_done
+    pending: dict[int, int]  # unfinished level -> shards whose marker is not set
+    has_group: bool
+
+    @property
+    def pending_shards(self) -> int:
+        return sum(self.pending.values())
+
+
+def progress(url: str, group_path: str) -> Progress:
+    try:
+        group = zarr.open_group(url, mode="r")[group_path]
+        levels = group.attrs["levels"]
+    except (FileNotFoundError, KeyError):
+        return Progress(frozenset(), {}, False)
+    done = frozenset(int(k) for k in group.attrs.get("levels_done", {}))
+    pending = {}
+    for level in levels:
+        if level["index"] in done:
+            continue
+        try:
+            markers = group[f"_markers/{level['index']:05d}"][:]
+        except KeyError:  # killed while the driver created the arrays
+            markers = np.zeros(level["shards"], dtype="uint8")
+        pending[level["index"]] = int((markers == 0).sum())
+    return Progress(done, pending, True)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 60, every: float = 0.005) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not reached")
+        time.sleep(every)
+
+
+# -- a real Dask cluster out of separate processes ---------------------------------------------
+@dataclass
+class DaskProcesses:
+    address: str
+    scheduler: subprocess.Popen
+    workers: list[subprocess.Popen]
+
+    def kill_worker(self, index: int) -> None:
+        self.workers[index].send_signal(signal.SIGKILL)
+        self.workers[index].wait()
+
+
+@contextmanager
+def dask_processes(tmp_path: Path, workers: int = 2) -> Iterator[DaskProcesses]:
+    """`dask scheduler` and `dask worker` processes on loopback ports, no dashboards."""
+    from distributed import Client
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    logs = open(tmp_path / "dask.log", "w")
+    common = {"env": env, "stdout": logs, "stderr": subprocess.STDOUT, "cwd": ROOT}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard"], **common)
+    started = [scheduler]
+    try:
+        for index in range(workers):
+            started.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address,
+                 "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                 "--name", f"w{index}"], **common))
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield DaskProcesses(address, scheduler, started[1:])
+    finally:
+        for process in reversed(started):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        logs.close()
+
+
+# -- a toy family with slow shards and declared chunk writers ----------------------------------
+SHARD_SECONDS = 0.4
+
+
+def solve_slow_toy_shard(url: str, plan: Plan, level_index: int, shard: int) -> dict:
+    """The toy solver, slowed down so that a kill lands inside a level."""
+    time.sleep(SHARD_SECONDS)
+    return solve_toy_shard(url, plan, level_index, shard)
+
+
+def owned_toy_plan(levels: int = 4, shards: int = 3, slow: bool = False) -> Plan:
+    """The toy plan whose array declares its writers: chunk (k, i) is level k, shard i."""
+    config = ToyConfig(levels, shards)
+    arrays = (ArraySpec("values", (levels, shards * WIDTH), (1, WIDTH), "int64",
+                        ("level", "state"), attrs={"written_by": {"level": [0], "shard": [1]}}),)
+    return Plan("toy", config, arrays, tuple(Level(k, f"k={k}", shards) for k in range(levels)),
+                solve_slow_toy_shard if slow else solve_toy_shard)
+
+
+def corrupt_chunk(store: str, group_path: str, array: str, chunk: tuple[int, ...]) -> Path:
+    """Flip bytes in the middle of one stored chunk, as a failing disk would."""
+    path = Path(store, group_path, array, "c", *map(str, chunk))
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 4] = bytes(b ^ 0xFF for b in data[middle:middle + 4])
+    path.write_bytes(bytes(data))
+    return path

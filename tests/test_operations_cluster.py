@@ -1,0 +1,96 @@
+"""An existing Dask cluster of separate `dask scheduler` / `dask worker` processes, a worker
+killed mid-level, and the cluster profiles."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+import yaml
+import zarr
+from distributed import Client
+from typer.testing import CliRunner
+
+from subgame.cli import app
+from subgame.clusters import BUNDLED_DIR, load_profile, resolve_profile
+from subgame.flows.guess_who import guess_who_flow
+from subgame.flows.runner import RunOptions, run_plan
+from tests.ops_helpers import dask_processes, owned_toy_plan, progress, wait_for
+from tests.store_compare import assert_stores_equal
+from tests.toy_family import expected
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with dask_processes(tmp_path_factory.mktemp("dask")) as processes:
+        yield processes
+
+
+def test_scheduler_and_profile_runs_equal_a_local_run(tmp_path, cluster):
+    local = str(tmp_path / "local.zarr")
+    guess_who_flow(max_n=70, band=16, store=local, executor="serial")
+    runner = CliRunner()
+    by_address = str(tmp_path / "scheduler.zarr")
+    result = runner.invoke(app, ["run", "guess-who", "--max-n", "70", "--band", "16",
+                                 "--store", by_address, "--scheduler", cluster.address, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["shards_computed"] == 5 * 2
+    assert_stores_equal(local, by_address)
+    # The same cluster named by a profile file.
+    profile = tmp_path / "here.yaml"
+    profile.write_text(yaml.safe_dump({"kind": "scheduler", "address": cluster.address}))
+    by_profile = str(tmp_path / "profile.zarr")
+    result = runner.invoke(app, ["run", "guess-who", "--max-n", "70", "--band", "16",
+                                 "--store", by_profile, "--cluster", str(profile), "--json"])
+    assert result.exit_code == 0, result.output
+    assert_stores_equal(local, by_profile)
+    with Client(cluster.address) as client:  # the shards really ran on the external workers
+        assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_worker_killed_mid_level_run_completes(tmp_path):
+    """SIGKILL one of two workers while a level's shards are running on both: the scheduler
+    hands the lost shards to the survivor and the results are still exact."""
+    plan = owned_toy_plan(levels=3, shards=6, slow=True)
+    store = str(tmp_path / "s.zarr")
+    with dask_processes(tmp_path) as processes:
+        outcome: dict = {}
+        run = threading.Thread(target=lambda: outcome.update(report=run_plan(
+            plan, RunOptions(store, scheduler=processes.address))))
+        run.start()
+        with Client(processes.address) as client:
+            victim = next(address for address, info in client.scheduler_info()["workers"].items()
+                          if info["name"] == "w0")
+
+            def inside_level_one_and_busy() -> bool:
+                state = progress(store, plan.group_path)
+                return (state.pending.get(1, 6) < 6 and bool(client.processing(victim)[victim]))
+
+            wait_for(inside_level_one_and_busy, timeout=60, every=0.01)
+            assert 1 not in progress(store, plan.group_path).finished
+            processes.kill_worker(0)
+        run.join(timeout=120)
+    report = outcome["report"]
+    assert report.levels_computed == ["k=0", "k=1", "k=2"] and report.shards_computed == 18
+    np.testing.assert_array_equal(
+        zarr.open_group(store, mode="r")["toy/L3/values"][:], expected(3, 6))
+
+
+def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
+    names = {path.stem for path in BUNDLED_DIR.glob("*.yaml")}
+    assert names == {"local", "scheduler", "slurm", "pbs", "kubernetes"}
+    kinds = {name: load_profile(name).kind for name in names}
+    assert kinds == {"local": "local", "scheduler": "scheduler", "slurm": "slurm",
+                     "pbs": "pbs", "kubernetes": "kubernetes"}
+    assert resolve_profile(None, None, 3).workers == 3  # --workers on the default profile
+    assert resolve_profile("slurm", None, 32).workers == 32
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    for name, job in (("slurm", jobqueue.slurm.SLURMJob), ("pbs", jobqueue.pbs.PBSJob)):
+        profile = load_profile(name)
+        script = job(scheduler="tcp://127.0.0.1:8786", name="probe",
+                     **profile.batch_options()).job_script()
+        assert f"--lifetime {profile.lifetime.lifetime}" in script
+        assert f"--lifetime-stagger {profile.lifetime.stagger}" in script
+        assert profile.options["walltime"] in script

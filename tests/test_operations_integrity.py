@@ -1,0 +1,115 @@
+"""Damaged stores: `subgame verify --store` finds every corrupted chunk (crc32c) and names
+the work that rewrites it; `--repair` recomputes exactly that work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+from typer.testing import CliRunner
+
+from subgame.cli import app
+from subgame.flows.guess_who import guess_who_flow
+from subgame.flows.runner import RunOptions, run_plan
+from subgame.storage.integrity import scan
+from tests.ops_helpers import corrupt_chunk, owned_toy_plan
+from tests.store_compare import assert_stores_equal
+from tests.toy_family import expected
+
+U, BAND = 40, 8
+GROUP = f"guess-who/U{U}"
+
+
+def verify(store: str) -> tuple[int, list[dict]]:
+    result = CliRunner().invoke(app, ["verify", "--store", store, "--json"])
+    assert "Traceback" not in result.output
+    return result.exit_code, json.loads(result.stdout)["damaged"]
+
+
+def test_declared_writers_repair_exactly_the_damaged_shards(tmp_path):
+    plan = owned_toy_plan(levels=4, shards=3)
+    reference, store = str(tmp_path / "ref.zarr"), str(tmp_path / "s.zarr")
+    for path in (reference, store):
+        run_plan(plan, RunOptions(path, executor="serial"))
+    corrupt_chunk(store, plan.group_path, "values", (1, 2))
+    corrupt_chunk(store, plan.group_path, "_markers/00003", (0,))
+    found = {(d.array, d.chunk, d.level, d.shard) for d in scan(store, plan.group_path)}
+    assert found == {("values", (1, 2), 1, 2), ("_markers/00003", (0,), 3, 0)}
+    code, damaged = verify(store)
+    assert code == 3 and {tuple(d["region"][1]) for d in damaged if d["array"] == "values"} \
+        == {(16, 24)}
+    report = run_plan(plan, RunOptions(store, executor="serial", repair=True))
+    assert len(report.repaired) == 2
+    assert report.levels_computed == ["k=1", "k=3"] and report.shards_computed == 2
+    np.testing.assert_array_equal(zarr.open_group(store, mode="r")["toy/L4/values"][:],
+                                  expected(4, 3))
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("ref") / "store.zarr")
+    guess_who_flow(max_n=U, band=BAND, store=path, executor="serial")
+    return path
+
+
+def run_repair(store: str) -> dict:
+    result = CliRunner().invoke(app, ["run", "guess-who", "--max-n", str(U), "--band", str(BAND),
+                                      "--store", store, "--executor", "serial", "--repair",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
+    store = str(tmp_path / "s.zarr")
+    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    corrupt_chunk(store, GROUP, "official/a", (2, 1))
+    # The array's metadata lost as well: repair recreates the array and refills it.
+    Path(store, GROUP, "variant", "s_max", "zarr.json").write_text("{not json")
+    code, damaged = verify(store)
+    assert code == 3
+    assert {(d["array"], tuple(d["chunk"]) if d["chunk"] else None) for d in damaged} == {
+        ("official/a", (2, 1)), ("variant/s_max", None)}
+    region = next(d["region"] for d in damaged if d["array"] == "official/a")
+    assert region == [[16, 24], [8, 16]]
+    report = run_repair(store)
+    # Guess Who does not declare its chunks' writers: every band is recomputed, correctly.
+    assert report["shards_computed"] == 5 * 2 and len(report["repaired"]) == 2
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+def test_repair_of_a_lost_group_recomputes_every_array_below_it(tmp_path, reference):
+    """The metadata of the group holding every official-rules array is lost: verify reports
+    it and each array under it; repair deletes them all, and recomputes their writers."""
+    store = str(tmp_path / "s.zarr")
+    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    Path(store, GROUP, "official", "zarr.json").write_text("")
+    code, damaged = verify(store)
+    assert code == 3 and "official" in {d["array"] for d in damaged}
+    report = run_repair(store)
+    assert report["shards_computed"] == 5 * 2
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+def test_repair_rewrites_constant_coordinates_without_recomputing(tmp_path, reference):
+    store = str(tmp_path / "s.zarr")
+    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    corrupt_chunk(store, GROUP, "official/n", (0,))
+    assert verify(store)[0] == 3
+    report = run_repair(store)
+    assert report["shards_computed"] == 0 and report["levels_skipped"] == 5
+    assert_stores_equal(reference, store)
+
+
+def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
+    code, damaged = verify(reference)
+    assert (code, damaged) == (0, [])
+    result = CliRunner().invoke(app, ["verify", "--store", str(tmp_path / "missing.zarr")])
+    assert result.exit_code == 2 and "no subgame store" in result.output
