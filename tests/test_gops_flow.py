@@ -15,6 +15,8 @@ from subgame.storage import LevelStore
 from subgame.storage.gops import first_move, query_state
 from subgame.tasks.gops import GopsConfig, gops_plan
 from tests import gops_reference as ref
+from subgame.storage.integrity import scan
+from tests.ops_helpers import corrupt_chunk
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
 N = 4
@@ -123,3 +125,16 @@ def test_query_cli_json(store):
     expected = ref.upcard_values((1, 3), (2, 4), (3, 4))[1]
     assert answer["upcard_values"] == {"4": pytest.approx(expected, abs=1e-9)}
     assert set(answer["bids"]["4"]) == {"player_one", "player_two"}
+
+
+def test_corrupted_chunk_is_found_and_only_its_shard_recomputed(tmp_path):
+    whole, damaged = str(tmp_path / "whole.zarr"), str(tmp_path / "damaged.zarr")
+    for path in (whole, damaged):
+        gops_flow(cards=6, shard_states=40, store=path, executor="serial")
+    corrupt_chunk(damaged, "gops/N6", "j3/upcard_values", (2, 0, 0))
+    (found,) = scan(damaged, "gops/N6")
+    assert (found.array, found.level, found.shard) == ("j3/upcard_values", 2, 2)
+    report = gops_flow(cards=6, shard_states=40, store=damaged, executor="serial",
+                       repair=True)
+    assert report["shards_computed"] == 1 and report["levels_computed"] == ["j=3"]
+    assert_stores_equal(whole, damaged)

@@ -71,14 +71,16 @@ class GopsConfig:
 
 def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]:
     n_p, rows = comb(config.cards, j), config.shard_rows(j, n_patterns)
+    # Level j's chunk i along the deck axis is shard i's region.
+    writer = {"written_by": {"level": j - 1, "shard": [0]}}
     specs = [ArraySpec(f"j{j}/values", (n_p, n_patterns), (rows, n_patterns), "float64",
-                       ("deck", "pattern")),
+                       ("deck", "pattern"), attrs=writer),
              ArraySpec(f"j{j}/upcard_values", (n_p, n_patterns, j), (rows, n_patterns, j),
-                       "float64", ("deck", "pattern", "upcard"))]
+                       "float64", ("deck", "pattern", "upcard"), attrs=writer)]
     if config.with_strategies(j):
         specs += [ArraySpec(f"j{j}/{name}", (n_p, n_patterns, j, j),
                             (rows, n_patterns, j, j), "float32",
-                            ("deck", "pattern", "upcard", "bid"))
+                            ("deck", "pattern", "upcard", "bid"), attrs=writer)
                   for name in ("strategies", "strategies_two")]
     return specs
 

@@ -80,14 +80,17 @@ class GuessWhoConfig:
 def guess_who_plan(config: GuessWhoConfig) -> Plan:
     U, edge = config.max_n, config.edge
     arrays = []
-    for rule in config.rules:
+    for shard, rule in enumerate(config.rules):
+        # Chunk (i, j) belongs to band max(i, j) and is written by the rule's shard.
+        writer = {"written_by": {"level": [0, 1], "shard": shard}}
         arrays += [ArraySpec(f"{rule}/n", (U,), (U,), "int64", ("n",),
                              values=np.arange(1, U + 1)),
                    ArraySpec(f"{rule}/m", (U,), (U,), "int64", ("m",),
                              values=np.arange(1, U + 1)),
                    ArraySpec(f"{rule}/a", (U, U), (edge, edge), "int64", ("n", "m"),
-                             attrs={"description": "a(n,m) = n*m*p(n,m), exact"})]
-        arrays += [ArraySpec(f"{rule}/{name}", (U, U), (edge, edge), dtype, ("n", "m"))
+                             attrs={"description": "a(n,m) = n*m*p(n,m), exact", **writer})]
+        arrays += [ArraySpec(f"{rule}/{name}", (U, U), (edge, edge), dtype, ("n", "m"),
+                             attrs=writer)
                    for name, dtype in MOVE_ARRAYS.items()]
     levels = []
     for index in range(config.bands):

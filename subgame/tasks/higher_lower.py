@@ -70,28 +70,35 @@ class DistinctConfig:
         return -(-self.max_n // self.block)
 
 
-def _n_axis(name: str, length: int, chunk: int, dtype: str) -> ArraySpec:
+def _n_axis(name: str, length: int, chunk: int, dtype: str, shard: int) -> ArraySpec:
+    """A per-n result: chunk b along n is block b's, written by the float or exact shard."""
+    attrs = {"written_by": {"level": [0], "shard": shard}, **(HEX if dtype == "str" else {})}
     return ArraySpec(name, (length,), (min(chunk, length),), dtype, ("n",),
-                     fill_value="" if dtype == "str" else 0, attrs=HEX if dtype == "str" else {})
+                     fill_value="" if dtype == "str" else 0, attrs=attrs)
 
 
 def distinct_plan(config: DistinctConfig) -> Plan:
     N, B = config.max_n, config.block
     arrays = [ArraySpec("n", (N,), (min(B, N),), "int64", ("n",), values=np.arange(1, N + 1))]
-    arrays += [_n_axis(name, N, B, dtype) for name, dtype in SWEEP_ARRAYS.items()]
+    arrays += [_n_axis(name, N, B, dtype, FLOAT) for name, dtype in SWEEP_ARRAYS.items()]
     if config.exact_max:
-        arrays += [_n_axis(name, config.exact_max, B, "str") for name in ("count", "streak_count")]
+        arrays += [_n_axis(name, config.exact_max, B, "str", EXACT)
+                   for name in ("count", "streak_count")]
     levels = []
     for b in range(config.blocks):
         end, half = config.block_end(b), (config.block_end(b) + 1) // 2
-        arrays += [ArraySpec(f"state/{b}/float_{part}", (half,), (half,), "float64", ("u",))
-                   for part in ("x", "streak")]
-        arrays.append(ArraySpec(f"state/{b}/float_exponent", (1,), (1,), "int64", ("one",)))
+        float_writer = {"written_by": {"level": b, "shard": FLOAT}}
+        arrays += [ArraySpec(f"state/{b}/float_{part}", (half,), (half,), "float64", ("u",),
+                             attrs=float_writer) for part in ("x", "streak")]
+        arrays.append(ArraySpec(f"state/{b}/float_exponent", (1,), (1,), "int64", ("one",),
+                                attrs=float_writer))
         exact = b * B < config.exact_max
         if exact:
             exact_half = (min(end, config.exact_max) + 1) // 2
             arrays += [ArraySpec(f"state/{b}/exact_{part}", (exact_half,), (exact_half,), "str",
-                                 ("u",), fill_value="", attrs=HEX) for part in ("wins", "streak")]
+                                 ("u",), fill_value="",
+                                 attrs={"written_by": {"level": b, "shard": EXACT}, **HEX})
+                       for part in ("wins", "streak")]
         levels.append(Level(b, f"n={b * B + 1}..{end}", 2 if exact else 1,
                             info={"first_n": b * B + 1, "last_n": end, "exact": exact}))
     return Plan(FAMILY, config, tuple(arrays), tuple(levels), solve_distinct_shard)
@@ -219,7 +226,8 @@ def deck_plan(config: DeckConfig) -> Plan:
                                                        ("suits", "int64", 0),
                                                        ("ties", "str", ""),
                                                        ("policy", "str", "")))]
-    arrays += [ArraySpec(name, (P,), (1,), dtype, ("point",), fill_value=fill)
+    arrays += [ArraySpec(name, (P,), (1,), dtype, ("point",), fill_value=fill,
+                         attrs={"written_by": {"level": 0, "shard": [0]}})
                for name, dtype, fill in (("exact_wins", "str", ""), ("exact_orders", "str", ""),
                                          ("exact_p", "float64", np.nan),
                                          ("exact_states", "int64", 0))]
