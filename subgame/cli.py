@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
+import sys
 
 # No network here or on many clusters: Prefect's telemetry would only log failures.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 import typer  # noqa: E402
+
+try:  # recent Typer vendors click; older Typer uses click itself
+    from typer._click.exceptions import UsageError  # noqa: E402
+except ImportError:  # pragma: no cover
+    from click import UsageError  # noqa: E402
 
 from subgame.commands import (gops, guess_who, higher_lower, serve, status,  # noqa: E402
                               verify_store)
@@ -38,5 +44,19 @@ run_app.command("higher-lower")(higher_lower.run)
 query_app.command("higher-lower")(higher_lower.query)
 plot_app.command("higher-lower")(higher_lower.plot)
 
+def main() -> None:
+    """The console script: like ``app()``, but a usage error (an unknown option, a value of
+    the wrong type) is one line on stderr, as every other refusal is."""
+    try:
+        status = app(standalone_mode=False)
+    except UsageError as exc:
+        hint = f" (see {exc.ctx.command_path} --help)" if exc.ctx else ""
+        print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    sys.exit(status if isinstance(status, int) else 0)
+
+
 if __name__ == "__main__":
-    app()
+    main()

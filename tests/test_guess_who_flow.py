@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from fractions import Fraction
 from functools import lru_cache
 
@@ -159,3 +160,13 @@ def test_status_reports_levels(store):
     assert computation["computation"] == f"guess-who/U{U}"
     assert computation["levels_finished"] == computation["levels_total"] == 4
     assert all(level["shards_done"] == 2 for level in computation["levels"])
+
+
+@pytest.mark.parametrize("args", [["--max-n", "abc"], ["--max-n", "3", "--bogus"],
+                                  ["--max-n", "0"]])
+def test_console_script_refuses_in_one_line(tmp_path, args):
+    result = subprocess.run(["subgame", "run", "guess-who", *args, "--store",
+                             str(tmp_path / "s.zarr")], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and not (tmp_path / "s.zarr").exists()
