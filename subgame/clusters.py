@@ -153,10 +153,13 @@ class ClusterProfile:
         if self.kind == "local":
             from distributed import LocalCluster
 
+            # A compiled kernel that runs its own thread pool (numba prange) must use only
+            # the worker's share of the cores, or the workers oversubscribe the machine.
             return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
                                 threads_per_worker=self.threads_per_worker, processes=True,
                                 memory_limit=self.memory_limit or "auto",
-                                host="127.0.0.1", dashboard_address=None, silence_logs=40)
+                                host="127.0.0.1", dashboard_address=None, silence_logs=40,
+                                env={"NUMBA_NUM_THREADS": str(self.threads_per_worker)})
         if self.kind in BATCH_KINDS:
             module = _optional("dask_jobqueue", "hpc", self.kind)
             return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())

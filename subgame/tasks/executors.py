@@ -7,6 +7,7 @@ wrote the data, so a shard whose marker is set is complete whatever is killed la
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Mapping, Protocol
 
 from subgame.clusters import ClusterProfile
@@ -55,6 +56,8 @@ class DaskExecutor:
     def __init__(self, profile: ClusterProfile):
         self.running = profile.start()
         self.client = self.running.client
+        # Worker start/stop chatter would drown the progress bar; warnings still show.
+        logging.getLogger("distributed").setLevel(logging.WARNING)
 
     def run_shards(self, url, plan, level, shards, on_done):
         from distributed import as_completed
