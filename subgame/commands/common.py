@@ -87,6 +87,10 @@ def user_errors(command: Callable) -> Callable:
         except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
+            if isinstance(exc, ValueError) and "checksum" in str(exc):
+                _one_line(f"error: a stored chunk is damaged ({exc}); `subgame verify --store "
+                          "S` names it and `subgame run ... --repair` recomputes it")
+                raise typer.Exit(3) from None
             _one_line(f"internal error: {type(exc).__name__}: {exc} "
                       "(set SUBGAME_DEBUG=1 for the traceback)")
             raise typer.Exit(1) from None
