@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from subgame.games.gops.patterns import (canonical_patterns, describe, pattern_c
 from tests import gops_reference as reference
 
 ACCURACY = 1e-9  # the solver's promise on values and strategy guarantees
+HARD_GAMES = Path(__file__).parent / "data" / "gops_hard_games.npy"
 HIGHS_AGREEMENT = 1e-8  # HiGHS solutions are feasible to 1e-10 per constraint
 
 
@@ -164,6 +166,56 @@ def test_solver_on_a_tiny_pivot_gops_game():
     assert gap < 1e-12
     check_certified(payoff, value, x, y, 1e-12)
     assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
+
+
+def test_solver_on_hard_gops_games_of_13_cards():
+    """Games of level 7 of N = 13 on which the fast simplex method stopped short.
+
+    The first (deck rank 576, upcard index 2, pattern 10380) failed the N = 13 run: entries
+    1.3e-8 apart, pivots on tiny elements left errors of 1e-8 in the tableau and flipped the
+    sign of a reduced cost of 5e-10, so the basis missed row 1 (weight 3.5e-9 in the optimal
+    strategy) and the certified gap was 1.06e-8.  The next three are the other games of the
+    level over 1e-9 before the fix (ranks 652, 681, 1709; gaps 1.11, 1.3e-8, 1.8e-8; in the
+    first a pivot on rounding noise of 2e-11, an entry that is 0 because rows 1 and 2 are
+    equal, left a basis infeasible by 0.2).  The last 16 are every game of 22 sampled shards
+    whose gap exceeded 1e-13 * (max X - min X), up to 1.8e-11 (ties within the ratio test's
+    tolerance left basic variables at -1e-13).  All pass through the same refinement: the
+    basis reinverted from X before every pivot, dual pivots for negative basic variables.
+    """
+    games = np.load(HARD_GAMES)
+    assert games.shape == (20, 7, 7)
+    values, rows, cols, gaps, pivots = solve_matrix_games(games)
+    assert (pivots > 0).all() and gaps.max() < 1e-12
+    for g, payoff in enumerate(games):
+        value, x, y, gap = solve_matrix_game(payoff)
+        assert (value, gap) == (values[g], gaps[g])
+        check_certified(payoff, value, x, y, 1e-12)
+        assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
+    x = rows[0]
+    assert 3.5e-9 < x[1] < 3.6e-9 and abs(x[0] - 0.845261766538) < 1e-12
+
+
+def test_solver_reports_a_basis_singular_in_exact_arithmetic():
+    """Duplicated rows perturbed by 1e-9: the simplex method ends on a basis that only
+    rounding makes non-singular.  Its elimination then divided by zero (ZeroDivisionError
+    from the compiled kernel); now the game is refined from the slack basis and, if that
+    fails too, reported as a failure (pivots -1, value NaN), never a wrong value."""
+    base = np.array([[3, -2, 0, 3, -1, -2, 3], [1, -3, 0, -1, 1, 0, -2],
+                     [1, -3, 0, -1, 1, 0, -2], [3, -2, 0, 3, -1, -2, 3],
+                     [3, -2, 0, 3, -1, -2, 3], [1, -3, 0, -1, 1, 0, -2],
+                     [3, 2, -3, 0, 1, -3, 3]])
+    ninths = np.array([[1, 0, 1, 1, 1, 1, 0], [1, 1, 0, 0, 0, 1, 1], [0, 1, 0, 0, 1, 1, 0],
+                       [0, 1, 0, 1, 1, 1, 1], [1, 1, 1, 0, 1, 0, 0], [1, 1, 0, 0, 0, 1, 0],
+                       [1, 0, 0, 0, 1, 1, 1]])
+    payoff = base + ninths * 1e-9
+    values, rows, cols, gaps, pivots = solve_matrix_games(payoff[None])
+    if pivots[0] < 0:
+        assert np.isnan(values[0]) and gaps[0] == np.inf
+        with pytest.raises(ArithmeticError):
+            solve_matrix_game(payoff)
+    else:
+        assert gaps[0] <= ACCURACY
+        check_certified(payoff, values[0], rows[0], cols[0])
 
 
 def test_solver_batch_on_real_gops_matrices():

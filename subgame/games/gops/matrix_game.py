@@ -16,6 +16,13 @@ basis: w and u are then solved afresh from X restricted to it.
 Every answer carries a certificate: x guarantees g_lo = min_l (x^T X)_l and y concedes at
 most g_hi = max_i (X y)_i, so g_lo <= val(X) <= g_hi.  The value returned is the midpoint;
 its error is at most gap / 2 with gap = g_hi - g_lo (about 1e-14 on GOPS matrices).
+
+The tableau accumulates rounding along the pivot path, and on entries 1e-8 apart it can lose
+the optimal basis (a gap of 1e-8 on one game of level 7 of N = 13).  A game whose gap
+exceeds _REFINE * (max X - min X) (1 in 1.7 million GOPS games) is refined: the simplex
+method goes on from the basis reached, rebuilding the tableau from X before every pivot,
+with dual pivots for basic variables left slightly negative (``_refine``).  Only those
+games pay for it; the common path costs one comparison more.
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ _TOL = 1e-11  # pivot and optimality tolerance on the scaled tableau (entries of
 _TIE = 1e-12  # relative tolerance under which two ratios tie in the ratio test
 _STALL = 6  # degenerate pivots in a row before Bland's rule takes over
 _MAX_PIVOTS = 5000  # GOPS and random 16 x 16 games need at most a few dozen: a failure
+_REFINE = 1e-13  # a gap above this times (max X - min X) calls _refine (GOPS: ~1e-15)
+_EXACT_TOL = 1e-14  # optimality tolerance of _refine, whose tableaux are exact to rounding
+_INFEASIBLE = 1e-15  # in _refine, a basic variable below -this leaves by a dual pivot
+_SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot is singular
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -124,7 +135,8 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
     The basis pairs the k tight rows R (non-basic slacks) with the k basic columns S:
     B[R, S] w_S = 1 and u_R B[R, S] = 1.  Solving these by Gaussian elimination with
     partial pivoting keeps the rounding picked up along the pivot path (tiny pivots
-    between nearly equal GOPS entries) out of the strategies.
+    between nearly equal GOPS entries) out of the strategies.  Returns k, or -1 if
+    B[R, S] is singular (x, y are then garbage).
     """
     k = 0
     for i in range(m):
@@ -148,6 +160,8 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
             for b in range(k):
                 tab[c, b], tab[piv, b] = tab[piv, b], tab[c, b]
             col_var[c], col_var[piv] = col_var[piv], col_var[c]
+        if tab[c, c] == 0.0:
+            return -1  # the tableau's basis is singular in X: only rounding made it a basis
         for a in range(c + 1, k):
             f = tab[a, c] / tab[c, c]
             tab[a, c] = f
@@ -180,6 +194,161 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
         x[col_var[a]] = max(w[a], 0.0)
     _normalise(x, m)
     _normalise(y, n)
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var):
+    """The starting tableau: B = (X - lo) * scale + 1 with the slack basis."""
+    for i in range(m):
+        for c in range(n):
+            tab[i, c] = (X[i, c] - lo) * scale + 1.0
+        tab[i, n] = 1.0
+        row_var[i] = n + i
+    for c in range(n):
+        tab[m, c] = 1.0
+        col_var[c] = c
+    tab[m, n] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _reinvert(X, m, n, lo, scale, tab, row_var, col_var, basic, tight, k):
+    """Rebuild from X the tableau of the basis with basic columns basic[:k] and tight rows
+    tight[:k] (non-basic slacks).  Gauss-Jordan elimination with partial pivoting: each w_s
+    in turn enters on the unused tight row with the largest |entry|.  Returns False if the
+    basis matrix is singular (a pivot below _SINGULAR)."""
+    _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var)
+    for a in range(k):
+        s = basic[a]  # column s still holds w_s: only the columns of basic[:a] have pivoted
+        r = -1
+        big = _SINGULAR
+        for b in range(k):
+            i = tight[b]
+            if row_var[i] >= n and abs(tab[i, s]) > big:
+                r, big = i, abs(tab[i, s])
+        if r < 0:
+            return False
+        _pivot(tab, m, n, r, s)
+        row_var[r], col_var[s] = col_var[s], row_var[r]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _basis_labels(m, n, row_var, col_var, basic, tight):
+    """basic[:k] = basic columns, tight[:k] = non-basic slacks' rows of a tableau; return k."""
+    k = 0
+    for i in range(m):
+        if row_var[i] < n:
+            basic[k] = row_var[i]
+            k += 1
+    t = 0
+    for c in range(n):
+        if col_var[c] >= n:
+            tight[t] = col_var[c] - n
+            t += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _careful_pivot(tab, m, n, row_var, col_var):
+    """One pivot on a freshly reinverted tableau: 1 pivoted, 0 optimal, -1 stuck.
+
+    A positive reduced cost: a primal pivot by Bland's rule.  Otherwise (dual feasible) a
+    basic variable below -_INFEASIBLE (left by a tie within _TIE in a ratio test): a dual
+    pivot, entering column by the dual ratio test, ties to the smallest label."""
+    s = -1
+    for c in range(n):
+        if tab[m, c] > _EXACT_TOL and (s < 0 or col_var[c] < col_var[s]):
+            s = c
+    if s >= 0:
+        r = -1
+        low = 0.0
+        for i in range(m):
+            a = tab[i, s]
+            if a > _TOL:
+                ratio = max(tab[i, n], 0.0) / a
+                if r < 0 or ratio < low - _TIE * (1.0 + low):
+                    r, low = i, ratio
+                elif ratio <= low + _TIE * (1.0 + low) and row_var[i] < row_var[r]:
+                    r = i
+        if r < 0:
+            return -1
+    else:
+        r = -1
+        low = -_INFEASIBLE
+        for i in range(m):
+            if tab[i, n] < low:
+                r, low = i, tab[i, n]
+        if r < 0:
+            return 0
+        best = 0.0
+        for c in range(n):
+            a = tab[r, c]
+            if a < -_TOL:
+                ratio = max(-tab[m, c], 0.0) / -a
+                if s < 0 or ratio < best - _TIE * (1.0 + best):
+                    s, best = c, ratio
+                elif ratio <= best + _TIE * (1.0 + best) and col_var[c] < col_var[s]:
+                    s = c
+        if s < 0:
+            return -1
+    _pivot(tab, m, n, r, s)
+    row_var[r], col_var[s] = col_var[s], row_var[r]
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivots):
+    """The simplex method again, reinverting the basis before every pivot; for the rare game
+    whose certified gap exceeds _REFINE * (max X - min X).  Returns (value, gap, pivots).
+
+    Pivots on tiny elements (GOPS entries 1e-8 apart) leave errors of order 1e-8 in the
+    tableau, enough to flip the sign of a reduced cost of order 1e-10: the fast simplex
+    method then stops one pivot short, and the basis solution misses a row or column of the
+    true support (a gap of 1e-8 on a 7 x 7 game of level 7 of N = 13).  Rebuilt from X
+    (``_reinvert``), a tableau is exact to the rounding of one elimination, and so are its
+    reduced costs and basic variables.  Starting from the basis reached (basic columns
+    row_var[:k], tight rows col_var[:k], as ``_basis_solution`` leaves them; k = -1 when
+    that basis was singular), then if need be from the slack basis, each step reinverts and
+    makes one pivot (``_careful_pivot``) until the fresh tableau is optimal; the strategies
+    are re-solved from that basis and certified.  Keeps the best certified answer (x, y and
+    the value, gap passed in, unless the new gap is smaller).
+    """
+    best_x = x[:m].copy()
+    best_y = y[:n].copy()
+    basic = np.empty(m, np.int64)
+    tight = np.empty(m, np.int64)
+    target = _REFINE / scale
+    for start in range(2 if k > 0 else 1):
+        if start == 0 and k > 0:
+            basic[:k] = row_var[:k]
+            tight[:k] = col_var[:k]
+        else:
+            k = 0  # the slack basis
+        optimal = False
+        for step in range(_MAX_PIVOTS):
+            if not _reinvert(X, m, n, lo, scale, tab, row_var, col_var, basic, tight, k):
+                break
+            moved = _careful_pivot(tab, m, n, row_var, col_var)
+            if moved <= 0:
+                optimal = moved == 0
+                break
+            pivots += 1
+            k = _basis_labels(m, n, row_var, col_var, basic, tight)
+        if optimal:
+            x[:m] = 0.0
+            y[:n] = 0.0
+            if _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y) >= 0:
+                new_value, new_gap = _certify(X, m, n, x, y)
+                if abs(new_gap) < abs(gap):  # False for NaN; -inf comes from NaN in x, y
+                    value, gap = new_value, new_gap
+                    best_x[:] = x[:m]
+                    best_y[:] = y[:n]
+            if abs(gap) <= target:
+                break
+    x[:m] = best_x
+    y[:n] = best_y
+    return value, gap, pivots
 
 
 @njit(cache=True, nogil=True)
@@ -218,22 +387,21 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y):
         return 0.5 * (maximin + minimax), minimax - maximin, 0
 
     scale = 1.0 / (hi - lo)
-    for i in range(m):
-        for c in range(n):
-            tab[i, c] = (X[i, c] - lo) * scale + 1.0
-        tab[i, n] = 1.0
-        row_var[i] = n + i
-    for c in range(n):
-        tab[m, c] = 1.0
-        col_var[c] = c
-    tab[m, n] = 0.0
+    _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var)
     pivots = _simplex(tab, m, n, row_var, col_var)
-    if pivots < 0:
-        return np.nan, np.inf, -1
-    _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y)
-    value, gap = _certify(X, m, n, x, y)
-    if not gap < np.inf:  # NaN from a singular basis: a failure, not a small gap
-        return np.nan, np.inf, -1
+    value, gap = np.nan, np.inf
+    k = -1
+    if pivots >= 0:
+        k = _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y)
+        if k >= 0:
+            value, gap = _certify(X, m, n, x, y)
+    else:
+        pivots = 0
+    if not abs(gap) <= _REFINE * (hi - lo):  # rare (and NaN, -inf): see _refine
+        value, gap, pivots = _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k,
+                                     value, gap, pivots)
+        if not (abs(gap) < np.inf and abs(value) < np.inf):  # a failure, not a small gap
+            return np.nan, np.inf, -1
     return value, gap, pivots
 
 
