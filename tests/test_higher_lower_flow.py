@@ -119,7 +119,7 @@ def test_resume_and_executors_give_the_same_store(store, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--max-n", "0"], "--max-n must be between 1"),
-    (["--max-n", "10", "--exact-max", "-1"], "--exact-max must be an integer between 0"),
+    (["--max-n", "10", "--exact-max", "-1"], "--exact-max must be between 0 and 10"),
     (["--ranks", "3"], "give both --ranks and --suits"),
     (["--ranks", "3,x", "--suits", "2"], "--ranks takes a comma-separated list"),
     (["--ranks", "0", "--suits", "2"], "--ranks takes a comma-separated list"),

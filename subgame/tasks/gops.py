@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from subgame.errors import InvalidInput
+from subgame.errors import InvalidInput, check_int
 from subgame.games import gops
 from subgame.games.gops.patterns import canonical_patterns
 from subgame.plan import ArraySpec, Level, Plan
 from subgame.storage import LevelStore
 from subgame.storage.cache import cached
-from subgame.tasks.guess_who import check_positive_int
 
 FAMILY = "gops"
 KERNEL_VERSION = 1
@@ -51,8 +50,8 @@ class GopsConfig:
     shard_states: int = DEFAULT_SHARD_STATES
 
     def __post_init__(self) -> None:
-        check_positive_int("--cards", self.cards, MAX_CARDS)
-        check_positive_int("--shard-states", self.shard_states, 10**9)
+        check_int("--cards", self.cards, 1, MAX_CARDS)
+        check_int("--shard-states", self.shard_states, 1, 10**9)
 
     def group_path(self) -> str:
         return f"{FAMILY}/N{self.cards}"

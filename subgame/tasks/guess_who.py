@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from subgame.errors import InvalidInput
+from subgame.errors import InvalidInput, check_int
 from subgame.games import guess_who
 from subgame.plan import ArraySpec, Level, Plan
 from subgame.storage import LevelStore
@@ -35,14 +35,6 @@ def parse_rules(rules: str) -> tuple[str, ...]:
     raise InvalidInput(f"unknown rules {rules!r}; choose official, variant or both")
 
 
-def check_positive_int(name: str, value: Any, upper: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidInput(f"{name} must be an integer, got {value!r}")
-    if not 1 <= value <= upper:
-        raise InvalidInput(f"{name} must be between 1 and {upper}, got {value}")
-    return int(value)
-
-
 @dataclass(frozen=True)
 class GuessWhoConfig:
     max_n: int
@@ -50,8 +42,8 @@ class GuessWhoConfig:
     band: int = 512
 
     def __post_init__(self) -> None:
-        check_positive_int("--max-n", self.max_n, MAX_N)
-        check_positive_int("--band", self.band, MAX_N)
+        check_int("--max-n", self.max_n, 1, MAX_N)
+        check_int("--band", self.band, 1, MAX_N)
         if not self.rules or set(self.rules) - set(guess_who.RULES) or \
                 len(set(self.rules)) != len(self.rules):
             raise InvalidInput(f"rules must be distinct names from {guess_who.RULES}")

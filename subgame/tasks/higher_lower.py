@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from subgame.errors import InvalidInput
+from subgame.errors import InvalidInput, check_int
 from subgame.games import higher_lower as hl
 from subgame.plan import ArraySpec, Level, Plan
 from subgame.storage import LevelStore
 from subgame.storage.encoding import HEX, from_hex, to_hex
-from subgame.tasks.guess_who import check_positive_int
 
 FAMILY = "higher-lower"
 KERNEL_VERSION = 1
@@ -46,12 +45,9 @@ class DistinctConfig:
     block: int = 10_000
 
     def __post_init__(self) -> None:
-        check_positive_int("--max-n", self.max_n, MAX_N)
-        check_positive_int("--block", self.block, MAX_N)
-        if isinstance(self.exact_max, bool) or not isinstance(self.exact_max, int) \
-                or not 0 <= self.exact_max <= self.max_n:
-            raise InvalidInput(f"--exact-max must be an integer between 0 and --max-n "
-                               f"({self.max_n}), got {self.exact_max!r}")
+        check_int("--max-n", self.max_n, 1, MAX_N)
+        check_int("--block", self.block, 1, MAX_N)
+        check_int("--exact-max", self.exact_max, 0, self.max_n)
 
     def group_path(self) -> str:
         return f"{FAMILY}/distinct/N{self.max_n}"
@@ -185,11 +181,8 @@ class DeckConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or \
-                not 0 <= self.games <= 10**12:
-            raise InvalidInput(f"--games must be an integer in 0..10^12, got {self.games!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InvalidInput(f"--seed must be a non-negative integer, got {self.seed!r}")
+        check_int("--games", self.games, 0, 10**12)
+        check_int("--seed", self.seed, 0)
 
     @property
     def points(self) -> list[tuple[int, int, str, str]]:
