@@ -160,6 +160,9 @@ def test_status_reports_levels(store):
     assert computation["computation"] == f"guess-who/U{U}"
     assert computation["levels_finished"] == computation["levels_total"] == 4
     assert all(level["shards_done"] == 2 for level in computation["levels"])
+    # Each rule set's shard solved every cell of its band, and the bands tile the table.
+    assert all(level["computed"]["cells"] == 2 * level["cells"] for level in computation["levels"])
+    assert sum(level["cells"] for level in computation["levels"]) == U * U
 
 
 @pytest.mark.parametrize("args", [["--max-n", "abc"], ["--max-n", "3", "--bogus"],

@@ -8,9 +8,11 @@ from subgame.commands.common import JsonOption, StoreOption, console, emit, user
 from subgame.storage import find_computations, resolve_store
 
 
-# What a level holds, when its family records it (the first one found is also shown per
-# second of the level's compute time).
+# What a level holds, when its family records it; and what its last run computed per second.
 SIZE_COLUMNS = ("cells", "states", "matrix_games", "bytes_on_disk")
+RATE_COLUMNS = ("cells", "states", "games", "deck_sizes")
+LABELS = {"seconds": "s", "matrix_games": "games", "bytes_on_disk": "disk",
+          "deck_sizes/s": "n/s"}
 
 
 def _human(value: float) -> str:
@@ -35,22 +37,22 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
                                 f"{comp['levels_total']} levels, "
                                 f"{comp['bytes_on_disk'] / 1e6:.1f} MB)")
             sizes = [key for key in SIZE_COLUMNS if any(key in lv for lv in comp["levels"])]
-            rate = sizes[0] if sizes and sizes[0] != "bytes_on_disk" else None
-            columns = ["level", "shards", "state", "seconds", *sizes] + (
-                [f"{rate}/s"] if rate else [])
-            for column in columns:
-                table.add_column(column.replace("_", " ").replace("bytes on disk", "disk"),
-                                 justify="right")
+            rates = [key for key in RATE_COLUMNS
+                     if any(key in lv.get("computed", {}) for lv in comp["levels"])]
+            for column in ("level", "shards", "state", "seconds", *sizes,
+                           *(f"{key}/s" for key in rates)):
+                table.add_column(LABELS.get(column, column.replace("_", " ")), justify="right",
+                                 no_wrap=True)
             for level in comp["levels"]:
                 state = "done" if level["finished"] else (
                     "partial" if level["shards_done"] else "pending")
-                seconds = level.get("seconds")
+                seconds, computed = level.get("seconds"), level.get("computed", {})
                 row = [level["name"], f"{level['shards_done']}/{level['shards']}", state,
                        f"{seconds:.3g}" if seconds else ""]
                 row += [_human(level[key]) + ("B" if key == "bytes_on_disk" else "")
                         if key in level else "" for key in sizes]
-                if rate:
-                    row.append(_human(level[rate] / seconds) if seconds else "")
+                row += [_human(computed[key] / seconds) if seconds and key in computed else ""
+                        for key in rates]
                 table.add_row(*row)
             console.print(table)
 

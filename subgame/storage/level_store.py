@@ -10,6 +10,7 @@ the shard's data, so a killed run leaves at worst a shard recomputed, never one 
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Iterable, Iterator, Mapping
 
 import fsspec
@@ -135,8 +136,9 @@ class LevelStore:
     def finish_level(self, level: Level, seconds: float, metrics: dict[str, Any]) -> None:
         """Driver only (attributes are read-modify-write): record a level as complete."""
         done = dict(self.group.attrs.get("levels_done", {}))
+        # ``computed`` is what this run did (a resumed level counts only its pending shards).
         done[str(level.index)] = {"seconds": round(seconds, 3), "finished_at": time.time(),
-                                  **metrics}
+                                  "computed": metrics}
         self.group.attrs["levels_done"] = done
 
     def status(self) -> dict[str, Any]:
@@ -180,6 +182,10 @@ def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str
 def find_computations(url: str) -> Iterator[LevelStore]:
     """Every computation in a store (groups carrying a ``config`` attribute)."""
     root = open_root(url, writable=False)
-    for path, member in root.members(max_depth=None):
+    with warnings.catch_warnings():
+        # A live run's lock file sits among the arrays; it is ours, not a stray object.
+        warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
+        members = list(root.members(max_depth=None))
+    for path, member in members:
         if isinstance(member, zarr.Group) and "config" in member.attrs:
             yield LevelStore(url, member, path)
