@@ -33,16 +33,13 @@ app.add_typer(verify_app, name="verify")
 app.command("status")(status.status)
 app.command("serve")(serve.serve)
 
-run_app.command("guess-who")(guess_who.run)
-query_app.command("guess-who")(guess_who.query)
-plot_app.command("guess-who")(guess_who.plot)
-verify_app.command("guess-who")(guess_who.verify)
-run_app.command("gops")(gops.run)
-query_app.command("gops")(gops.query)
-plot_app.command("gops")(gops.plot)
-run_app.command("higher-lower")(higher_lower.run)
-query_app.command("higher-lower")(higher_lower.query)
-plot_app.command("higher-lower")(higher_lower.plot)
+# Every family answers run, query and plot; verify where the family has theory to check.
+for family, verbs in {"guess-who": guess_who, "gops": gops, "higher-lower": higher_lower}.items():
+    for verb_app, verb in ((run_app, "run"), (query_app, "query"), (plot_app, "plot"),
+                           (verify_app, "verify")):
+        if hasattr(verbs, verb):
+            verb_app.command(family)(getattr(verbs, verb))
+
 
 def main() -> None:
     """The console script: like ``app()``, but a usage error (an unknown option, a value of

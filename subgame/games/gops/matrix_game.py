@@ -41,6 +41,24 @@ _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ratio_test(tab, m, n, s, row_var, bland):
+    """The leaving row for entering column s (-1: unbounded).  Ratios within _TIE count as
+    ties, broken by the smallest label (Bland) or else by the largest pivot element."""
+    r = -1
+    low = 0.0
+    for i in range(m):
+        a = tab[i, s]
+        if a > _TOL:
+            ratio = max(tab[i, n], 0.0) / a
+            if r < 0 or ratio < low - _TIE * (1.0 + low):
+                r, low = i, ratio
+            elif ratio <= low + _TIE * (1.0 + low):
+                if (row_var[i] < row_var[r]) if bland else (a > tab[r, s]):
+                    r = i
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _pivot(tab, m, n, r, s):
     """Exchange basic variable r and non-basic variable s of the (m+1) x (n+1) tableau."""
     p = 1.0 / tab[r, s]
@@ -78,17 +96,7 @@ def _simplex(tab, m, n, row_var, col_var):
                     s = c
         if s < 0:
             return pivots
-        r = -1
-        low = 0.0
-        for i in range(m):
-            a = tab[i, s]
-            if a > _TOL:
-                ratio = max(tab[i, n], 0.0) / a
-                if r < 0 or ratio < low - _TIE * (1.0 + low):
-                    r, low = i, ratio
-                elif ratio <= low + _TIE * (1.0 + low):
-                    if (row_var[i] < row_var[r]) if bland else (a > tab[r, s]):
-                        r = i
+        r = _ratio_test(tab, m, n, s, row_var, bland)
         if r < 0:
             return -1  # unbounded: impossible for B >= 1, so the tableau has lost accuracy
         if tab[r, n] <= _TOL:
@@ -261,16 +269,7 @@ def _careful_pivot(tab, m, n, row_var, col_var):
         if tab[m, c] > _EXACT_TOL and (s < 0 or col_var[c] < col_var[s]):
             s = c
     if s >= 0:
-        r = -1
-        low = 0.0
-        for i in range(m):
-            a = tab[i, s]
-            if a > _TOL:
-                ratio = max(tab[i, n], 0.0) / a
-                if r < 0 or ratio < low - _TIE * (1.0 + low):
-                    r, low = i, ratio
-                elif ratio <= low + _TIE * (1.0 + low) and row_var[i] < row_var[r]:
-                    r = i
+        r = _ratio_test(tab, m, n, s, row_var, True)
         if r < 0:
             return -1
     else:
