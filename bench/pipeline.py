@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -22,15 +21,22 @@ import time
 from subgame.games import gops, guess_who, higher_lower
 
 
+# Runs the CLI in a fresh interpreter that reports the largest RSS among its descendants
+# (the driver and the Dask workers), so each run's peak is its own.
+PEAK_OF = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+           "capture_output=True); "
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
 def run_cli(args: list[str]) -> tuple[float, float, dict]:
-    """Wall seconds, peak RSS (GiB) of the largest process, and the store's status."""
+    """Wall seconds, peak RSS (GiB) of the run's largest process, and the store's status."""
     store = tempfile.mkdtemp(prefix="bench-") + "/store.zarr"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "subgame.cli", "run", *args, "--store", store,
-                    "--json"], check=True, capture_output=True)
+    peak_kib = subprocess.run([sys.executable, "-c", PEAK_OF, sys.executable, "-m",
+                               "subgame.cli", "run", *args, "--store", store, "--json"],
+                              check=True, capture_output=True, text=True).stdout
     wall = time.perf_counter() - start
-    peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 2**20
+    peak = int(peak_kib) / 2**20
     status = json.loads(subprocess.run(
         [sys.executable, "-m", "subgame.cli", "status", "--store", store, "--json"],
         check=True, capture_output=True, text=True).stdout)
