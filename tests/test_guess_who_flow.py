@@ -7,7 +7,6 @@ import subprocess
 from fractions import Fraction
 from functools import lru_cache
 
-import numpy as np
 import pytest
 import xarray as xr
 import zarr
