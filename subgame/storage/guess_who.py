@@ -36,23 +36,13 @@ class StoredTable:
         return self.store.array(f"{self.rule}/{name}")[n - 1, m - 1].item()
 
 
-def _covered(store: LevelStore) -> int:
-    """Largest L such that every level band up to L is finished (bands finish in order)."""
-    covered = 0
-    for level in store.status()["levels"]:
-        if not level["finished"]:
-            break
-        covered = level["last_level"]
-    return covered
-
-
 def open_table(url: str, rule: str, need: int = 1) -> StoredTable:
     """The stored table of ``rule`` covering 1..need (the largest such), or a clear error."""
     best: StoredTable | None = None
     for store in find_computations(url):
-        if store.status()["family"] != FAMILY or rule not in store.config["rules"]:
+        if store.group.attrs.get("family") != FAMILY or rule not in store.config["rules"]:
             continue
-        table = StoredTable(store, rule, _covered(store))
+        table = StoredTable(store, rule, store.reached("last_level"))
         if best is None or table.covered > best.covered:
             best = table
     if best is None or best.covered == 0:

@@ -16,21 +16,11 @@ from subgame.storage.encoding import decimal, from_hex
 FAMILY = "higher-lower"
 
 
-def _finished_through(store: LevelStore, key: str) -> int:
-    """Largest value of level attribute ``key`` reached by consecutive finished levels."""
-    reached = 0
-    for level in store.status()["levels"]:
-        if not level["finished"]:
-            break
-        reached = level[key]
-    return reached
-
-
 def _distinct_sweep(url: str, need: int = 1) -> tuple[LevelStore, int]:
     best: tuple[LevelStore, int] | None = None
     for store in find_computations(url):
         if store.config.get("game") == FAMILY and store.config.get("deck") == "distinct":
-            reached = _finished_through(store, "last_n")
+            reached = store.reached("last_n")
             if best is None or reached > best[1]:
                 best = (store, reached)
     if best is None or best[1] == 0:

@@ -141,6 +141,17 @@ class LevelStore:
                                   "computed": metrics}
         self.group.attrs["levels_done"] = done
 
+    def reached(self, key: str) -> int:
+        """The level attribute ``key`` (e.g. the last table level of a band) of the last
+        level in the unbroken run of finished levels from the first; 0 if none finished.
+        Reads attributes only, so queries stay cheap however large the store is."""
+        done, reached = self.group.attrs.get("levels_done", {}), 0
+        for level in self.group.attrs.get("levels", []):
+            if str(level["index"]) not in done:
+                break
+            reached = level[key]
+        return reached
+
     def status(self) -> dict[str, Any]:
         """Per level: shards done of total, whether finished, its stored information."""
         attrs = self.group.attrs
