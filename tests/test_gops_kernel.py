@@ -343,3 +343,11 @@ def test_nine_card_game_plays_nine_on_nine_with_probability_0_7475():
         extremes.append(res.x[8])
     assert max(extremes) - min(extremes) < 1e-6
     assert got.bids_one[9][9] == pytest.approx(extremes[0], abs=1e-6)
+
+
+def test_stored_pattern_count_equals_the_enumeration():
+    from subgame.games.gops.patterns import canonical_patterns, stored_pattern_count
+
+    for n_cards in range(1, 11):
+        for j in range(n_cards + 1):
+            assert stored_pattern_count(n_cards, j) == canonical_patterns(n_cards, j).size

@@ -15,7 +15,7 @@ import numpy as np
 
 from subgame.errors import InvalidInput, check_int
 from subgame.games import gops
-from subgame.games.gops.patterns import canonical_patterns
+from subgame.games.gops.patterns import stored_pattern_count
 from subgame.plan import ArraySpec, Level, Plan
 from subgame.storage import LevelStore
 from subgame.storage.cache import cached
@@ -87,7 +87,7 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
 def gops_plan(config: GopsConfig) -> Plan:
     arrays, levels = [], []
     for j in range(1, config.cards + 1):
-        n_patterns = canonical_patterns(config.cards, j).size
+        n_patterns = stored_pattern_count(config.cards, j)
         n_p, rows = comb(config.cards, j), config.shard_rows(j, n_patterns)
         arrays += level_arrays(config, j, n_patterns)
         levels.append(Level(j - 1, f"j={j}", -(-n_p // rows), info={

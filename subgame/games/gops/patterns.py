@@ -34,6 +34,12 @@ def pattern_count(n_cards: int, j: int) -> int:
                for m in range(min(j, n_cards - j) + 1))
 
 
+def stored_pattern_count(n_cards: int, j: int) -> int:
+    """Patterns of level j stored (one of each swapped pair; V = Y is its own swap), i.e.
+    ``canonical_patterns(n_cards, j).size`` without enumerating them."""
+    return (pattern_count(n_cards, j) - 1) // 2 + 1
+
+
 def pattern_key(v_cards, y_cards) -> int:
     """Key of the interleaving pattern of two hands (any order, any card values)."""
     v, y = set(v_cards), set(y_cards)
