@@ -25,7 +25,7 @@ COPY pyproject.toml README.md ./
 RUN mkdir subgame && touch subgame/__init__.py \
     && pip install ".${EXTRAS:+[$EXTRAS]}" \
     && pip uninstall -y subgame && rm -rf subgame build *.egg-info
-# The code, installed in place: Prefect deployments resolve subgame/flows/<family>.py from
+# The code, installed in place: Prefect deployments resolve subgame/flows/run.py from
 # this working directory, and the bundled cluster profiles stay under deploy/.
 COPY subgame ./subgame
 COPY deploy ./deploy

@@ -23,9 +23,9 @@ from math import comb
 import numpy as np
 from scipy.optimize import linprog
 
-from subgame.games.gops import (level_layout, payoff_matrices, shard_ranges, solve_levels,
+from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ranges, solve_levels,
                                 solve_matrix_games, solve_shard)
-from subgame.games.gops.patterns import pattern_count
+from subgame.families.gops.game.patterns import pattern_count
 
 SHARDS_PER_THREAD = 4  # per level in the threaded runs, for load balance
 MIN_SHARD_STATES = 20_000  # about 100 ms of work: smaller levels stay whole

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from subgame.games import guess_who as gw
+from subgame.families.guess_who import game as gw
 
 NEG = np.iinfo(np.int64).min // 4
 BASELINE_CAP = 2048  # its tables and move arrays stay small

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from subgame.games.higher_lower import (POLICIES, RATIO_LIMIT, STREAK_LIMIT, TIES, asymptotics,
+from subgame.families.higher_lower.game import (POLICIES, RATIO_LIMIT, STREAK_LIMIT, TIES, asymptotics,
                                         exact_levels, float_sweep, seed, solve)
 
 

@@ -1,7 +1,7 @@
 """End-to-end runs through the CLI against the bare kernel, measured in the same run.
 
 For each job: wall time and peak memory of `subgame run ...` (a fresh store, Prefect's
-temporary server, a local Dask cluster of one worker per core), the sum of its level times
+temporary server, a local Dask cluster of one worker per core), the sum of its step times
 as the store records them, and the same computation done by the kernel alone in this
 process. The ratio pipeline / kernel is the price of orchestration, storage and start-up.
 
@@ -18,7 +18,9 @@ import sys
 import tempfile
 import time
 
-from subgame.games import gops, guess_who, higher_lower
+from subgame.families.gops import game as gops
+from subgame.families.guess_who import game as guess_who
+from subgame.families.higher_lower import game as higher_lower
 
 
 # Runs the CLI in a fresh interpreter that reports the largest RSS among its descendants
@@ -53,8 +55,8 @@ def timed(work) -> float:
 def report(name: str, args: list[str], kernel) -> None:
     kernel_seconds = timed(kernel)
     wall, peak, status = run_cli(args)
-    levels = sum(level.get("seconds", 0) for level in status["levels"])
-    print(f"{name:28s} pipeline {wall:7.1f} s (levels {levels:6.1f} s, peak process "
+    steps = sum(step.get("seconds", 0) for step in status["steps"])
+    print(f"{name:28s} pipeline {wall:7.1f} s (steps {steps:6.1f} s, peak process "
           f"{peak:5.2f} GiB, {status['bytes_on_disk'] / 1e6:8.1f} MB)   kernel alone "
           f"{kernel_seconds:7.1f} s   pipeline/kernel {wall / kernel_seconds:5.2f}", flush=True)
 

@@ -1,47 +1,141 @@
-"""A computation as data: the plan lists its arrays, its levels and each level's shards.
+"""A computation as data: its stages, each stage's steps and shards, the arrays they write.
 
-The plan names the function that solves one shard; it says nothing about who runs it.
-Executors (serial for tests and debugging, Dask for real runs) run a level's pending shards;
-the Prefect flow wraps the loop over levels. This module imports no Prefect, Dask or Zarr.
+A plan says what to compute, never who runs it. A **stage** is one kind of work with its own
+shard solver (enumerate, solve, simulate, aggregate...); it is a list of **steps** run in
+order, each step one Prefect task of independent **shards** (Dask tasks). A game's own
+levels are the family's business: a Guess Who step is a band of several table levels.
+
+A stage is either known up front (`Stage`) or sized by what earlier stages wrote
+(`LaterStage`): the driver builds it once they are done and stores what it built, so a
+resumed run rebuilds exactly the same thing. Steps are numbered across the whole plan.
+
+Nothing large lives here: workers get a `ShardTask` (store, group, configuration, step,
+shard) and read their inputs from the store; constant tables are computed by the driver
+(`ArraySpec.constant`) and written once. This module imports no Prefect, Dask or Zarr.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from subgame.storage.computation import ComputationStore
 
 
 class ConfigLike(Protocol):
-    """A family's typed configuration (a frozen dataclass)."""
+    """A family's typed configuration (a frozen dataclass): identity and extent fields."""
 
     def group_path(self) -> str:
-        """Where the computation lives inside the store, e.g. ``guess-who/U40``."""
+        """Where the computation lives inside the store: ``<family>/<identity>``."""
 
-    def to_attrs(self) -> dict[str, Any]:
-        """JSON-serialisable identity of the computation, checked on every open."""
+
+# -- who writes a chunk ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChunkMax:
+    """The largest of the chunk's indices along ``axes`` (a table banded by max(n, m))."""
+
+    axes: tuple[int, ...]
+
+    def resolve(self, chunk: tuple[int, ...], grid: tuple[int, ...]) -> int:
+        return max(chunk[axis] for axis in self.axes)
 
 
 @dataclass(frozen=True)
+class ChunkGrid:
+    """The chunk's row-major position in the chunk grid of ``axes`` (a 2-D shard grid such
+    as grid point x batch, numbered point * batches + batch)."""
+
+    axes: tuple[int, ...]
+
+    def resolve(self, chunk: tuple[int, ...], grid: tuple[int, ...]) -> int:
+        position = 0
+        for axis in self.axes:
+            position = position * grid[axis] + chunk[axis]
+        return position
+
+
+Term = Union[int, ChunkMax, ChunkGrid]
+_TERMS = {"chunk_max": ChunkMax, "chunk_grid": ChunkGrid}
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Which step and shard write each chunk of an array, as a function of the chunk index.
+
+    Repairs recompute exactly the writers of damaged chunks; stored as the array's
+    ``written_by`` attribute so `subgame verify --store` can name them without the plan."""
+
+    step: Term
+    shard: Term
+
+    def owner(self, chunk: tuple[int, ...], grid: tuple[int, ...]) -> tuple[int, int]:
+        return tuple(term if isinstance(term, int) else term.resolve(chunk, grid)
+                     for term in (self.step, self.shard))
+
+    def to_attrs(self) -> dict[str, Any]:
+        def encode(term: Term) -> Any:
+            if isinstance(term, int):
+                return term
+            name = next(key for key, kind in _TERMS.items() if isinstance(term, kind))
+            return {name: list(term.axes)}
+
+        return {"step": encode(self.step), "shard": encode(self.shard)}
+
+    @classmethod
+    def from_attrs(cls, attrs: Mapping[str, Any]) -> "Writer":
+        def decode(value: Any) -> Term:
+            if isinstance(value, int):
+                return value
+            (name, axes), = value.items()
+            return _TERMS[name](tuple(axes))
+
+        return cls(decode(attrs["step"]), decode(attrs["shard"]))
+
+
+# -- arrays, steps, stages --------------------------------------------------------------------
+@dataclass(frozen=True)
 class ArraySpec:
-    """One Zarr array of the computation, created by the driver before any worker writes."""
+    """One Zarr array, created by the driver before any worker writes.
+
+    ``constant`` (a cheap top-level callable) gives data the driver writes once at creation:
+    coordinates and constant tables. Arrays with a ``writer`` are written by shards.
+    """
 
     path: str
     shape: tuple[int, ...]
     chunks: tuple[int, ...]
     dtype: str
     dims: tuple[str, ...]
-    fill_value: int | float | bool = 0
+    fill_value: int | float | bool | str = 0
     attrs: Mapping[str, Any] = field(default_factory=dict)
-    values: Any = None  # small constant data (coordinates) the driver writes at creation
+    writer: Writer | None = None
+    constant: Callable[[], "np.ndarray"] | None = None
+
+    def to_attrs(self) -> dict[str, Any]:
+        """The spec as JSON (a later stage's arrays are stored so a resume rebuilds them)."""
+        return {"path": self.path, "shape": list(self.shape), "chunks": list(self.chunks),
+                "dtype": self.dtype, "dims": list(self.dims), "fill_value": self.fill_value,
+                "attrs": dict(self.attrs),
+                "writer": self.writer.to_attrs() if self.writer else None}
+
+    @classmethod
+    def from_attrs(cls, data: Mapping[str, Any]) -> "ArraySpec":
+        return cls(data["path"], tuple(data["shape"]), tuple(data["chunks"]), data["dtype"],
+                   tuple(data["dims"]), data["fill_value"], dict(data["attrs"]),
+                   Writer.from_attrs(data["writer"]) if data["writer"] else None)
 
 
 @dataclass(frozen=True)
-class Level:
-    """One level of the backward induction: ``shards`` independent pieces of work.
+class Step:
+    """One Prefect task's worth of work: ``shards`` independent pieces.
 
-    ``affinity`` asks the executor to send shard ``i`` to the same worker every level, so
-    that a worker's cached state from the previous level is reused (Guess Who keeps the
-    growing table in memory).  ``info`` is stored as the level's attributes when it ends.
+    ``affinity`` asks the executor to send shard ``i`` to the same worker every step, so a
+    worker's cached state from the previous step is reused. ``info`` describes the step (its
+    game levels, sizes) and is stored with it: a later run whose step differs in ``shards``
+    or ``info`` (a grown extent) recomputes that step.
     """
 
     index: int
@@ -50,24 +144,64 @@ class Level:
     affinity: bool = False
     info: Mapping[str, Any] = field(default_factory=dict)
 
+    def to_attrs(self) -> dict[str, Any]:
+        return {**asdict(self), "info": dict(self.info)}
 
-# solve_shard(store_url, plan, level_index, shard) -> metrics dict; it reads its inputs from
-# the store, writes its region, and returns small JSON-able metrics.  It must be a top-level
-# function (executors pickle it to Dask workers).
-ShardSolver = Callable[[str, "Plan", int, int], Mapping[str, Any]]
+    @classmethod
+    def from_attrs(cls, data: Mapping[str, Any]) -> "Step":
+        return cls(data["index"], data["name"], data["shards"], data["affinity"],
+                   dict(data["info"]))
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """What a worker gets: where to write, the configuration, the step and the shard."""
+
+    url: str
+    group_path: str
+    config: Any
+    step: Step
+    shard: int
+
+    def store(self) -> "ComputationStore":
+        from subgame.storage.computation import ComputationStore
+
+        return ComputationStore.open(self.url, self.group_path, writable=True)
+
+
+# solve_shard(task) -> metrics: read inputs from the store, write the shard's region, return
+# small JSON-able metrics. A top-level function (executors pickle it to Dask workers).
+ShardSolver = Callable[[ShardTask], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage whose arrays and steps are known before the run starts."""
+
+    name: str
+    solve_shard: ShardSolver
+    arrays: tuple[ArraySpec, ...]
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class LaterStage:
+    """A stage sized by what earlier stages wrote. ``build(store, config, first_step)`` runs
+    in the driver once every earlier step is done and returns the stage's arrays and steps
+    (numbered from ``first_step``); they are stored, and a resume reads them back."""
+
+    name: str
+    solve_shard: ShardSolver
+    build: Callable[["ComputationStore", Any, int],
+                    tuple[tuple[ArraySpec, ...], tuple[Step, ...]]]
 
 
 @dataclass(frozen=True)
 class Plan:
     family: str
     config: ConfigLike
-    arrays: tuple[ArraySpec, ...]
-    levels: tuple[Level, ...]
-    solve_shard: ShardSolver
+    stages: tuple[Stage | LaterStage, ...]
 
     @property
     def group_path(self) -> str:
         return self.config.group_path()
-
-    def level(self, index: int) -> Level:
-        return self.levels[index]

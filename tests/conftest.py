@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-# The toy-family tests call the level task outside a flow run; that is deliberate.
-os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+# The toy family lives in tests/ and is registered the way any outside family is (child
+# processes inherit it).
+os.environ["SUBGAME_FAMILIES"] = "tests.toy_family.family"
 
 from prefect.testing.utilities import prefect_test_harness  # noqa: E402
 

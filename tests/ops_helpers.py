@@ -18,9 +18,6 @@ from typing import Callable, Iterator
 import numpy as np
 import zarr
 
-from subgame.plan import ArraySpec, Level, Plan
-from tests.toy_family import WIDTH, ToyConfig, solve_toy_shard
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -50,8 +47,10 @@ def subgame(*args: str, env: dict[str, str], **popen) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
 
 
-def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, dict | None, str]:
-    """Exit status, the JSON it printed (if any) and its stderr."""
+def finish(process: subprocess.Popen, timeout: float = 120
+           ) -> tuple[int, list | dict | None, str]:
+    """Exit status, the JSON it printed (if any; `run --json` prints a list of reports) and
+    its stderr."""
     out, err = process.communicate(timeout=timeout)
     try:
         report = json.loads(out) if out.strip() else None
@@ -63,8 +62,8 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> tuple[int, dict |
 # -- store progress, read the way a resumed run reads it -------------------------------------
 @dataclass(frozen=True)
 class Progress:
-    finished: frozenset[int]  # levels in levels_done
-    pending: dict[int, int]  # unfinished level -> shards whose marker is not set
+    finished: frozenset[int]  # steps in steps_done
+    pending: dict[int, int]  # unfinished step -> shards whose marker is not set
     has_group: bool
 
     @property
@@ -75,19 +74,19 @@ class Progress:
 def progress(url: str, group_path: str) -> Progress:
     try:
         group = zarr.open_group(url, mode="r")[group_path]
-        levels = group.attrs["levels"]
+        steps = group.attrs["steps"]
     except (FileNotFoundError, KeyError):
         return Progress(frozenset(), {}, False)
-    done = frozenset(int(k) for k in group.attrs.get("levels_done", {}))
+    done = frozenset(int(k) for k in group.attrs.get("steps_done", {}))
     pending = {}
-    for level in levels:
-        if level["index"] in done:
+    for step in steps:
+        if step["index"] in done:
             continue
         try:
-            markers = group[f"_markers/{level['index']:05d}"][:]
+            markers = group[f"_markers/{step['index']:05d}"][:]
         except KeyError:  # killed while the driver created the arrays
-            markers = np.zeros(level["shards"], dtype="uint8")
-        pending[level["index"]] = int((markers == 0).sum())
+            markers = np.zeros(step["shards"], dtype="uint8")
+        pending[step["index"]] = int((markers == 0).sum())
     return Progress(done, pending, True)
 
 
@@ -143,25 +142,6 @@ def dask_processes(tmp_path: Path, workers: int = 2) -> Iterator[DaskProcesses]:
                 except subprocess.TimeoutExpired:
                     process.kill()
         logs.close()
-
-
-# -- a toy family with slow shards and declared chunk writers ----------------------------------
-SHARD_SECONDS = 0.4
-
-
-def solve_slow_toy_shard(url: str, plan: Plan, level_index: int, shard: int) -> dict:
-    """The toy solver, slowed down so that a kill lands inside a level."""
-    time.sleep(SHARD_SECONDS)
-    return solve_toy_shard(url, plan, level_index, shard)
-
-
-def owned_toy_plan(levels: int = 4, shards: int = 3, slow: bool = False) -> Plan:
-    """The toy plan whose array declares its writers: chunk (k, i) is level k, shard i."""
-    config = ToyConfig(levels, shards)
-    arrays = (ArraySpec("values", (levels, shards * WIDTH), (1, WIDTH), "int64",
-                        ("level", "state"), attrs={"written_by": {"level": [0], "shard": [1]}}),)
-    return Plan("toy", config, arrays, tuple(Level(k, f"k={k}", shards) for k in range(levels)),
-                solve_slow_toy_shard if slow else solve_toy_shard)
 
 
 def corrupt_chunk(store: str, group_path: str, array: str, chunk: tuple[int, ...]) -> Path:

@@ -9,24 +9,34 @@ import pytest
 import zarr
 from typer.testing import CliRunner
 
-from subgame.cli import app
-from subgame.flows.gops import gops_flow
-from subgame.storage import LevelStore
-from subgame.storage.gops import first_move, query_state
-from subgame.tasks.gops import GopsConfig, gops_plan
+from subgame.cli import build_app
+from subgame.families.gops.plan import GopsConfig, solve_gops_shard
+from subgame.families.gops.read import first_move, query_state
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
+from subgame.plan import ShardTask
+from subgame.storage import ComputationStore
 from tests import gops_reference as ref
 from subgame.storage.integrity import scan
 from tests.ops_helpers import corrupt_chunk
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
 N = 4
+app = build_app()
+
+
+def gops(store: str, cards: int, **options) -> dict:
+    """One `run gops`: the flow gives one report per computation, here exactly one."""
+    family = {key: options.pop(key) for key in ("strategies", "shard_states") if key in options}
+    (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **options))
+    return report
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, dask_scheduler):
     path = str(tmp_path_factory.mktemp("gops") / "store.zarr")
-    report = gops_flow(cards=N, shard_states=20, store=path, scheduler=dask_scheduler)
-    assert report["levels_computed"] == [f"j={j}" for j in range(1, N + 1)]
+    report = gops(path, N, shard_states=20, scheduler=dask_scheduler)
+    assert report["steps_computed"] == [f"j={j}" for j in range(1, N + 1)]
     return path
 
 
@@ -72,30 +82,31 @@ def test_first_move_rows_are_distributions(store):
 
 def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
     whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
-    gops_flow(cards=6, shard_states=40, store=whole, executor="serial")
-    gops_flow(cards=6, shard_states=40, store=resumed, executor="serial", max_levels=2)
-    plan = gops_plan(GopsConfig(6, 6, 40))
-    level = plan.level(2)
+    gops(whole, 6, shard_states=40, executor="serial")
+    gops(resumed, 6, shard_states=40, executor="serial", max_steps=2)
+    config = GopsConfig(cards=6, strategies="all", shard_states=40)
+    (stage,) = config.plan().stages
+    level = stage.steps[2]
     assert level.shards > 2
     # A run killed inside level j=3 after one shard was written and marked.
-    plan.solve_shard(resumed, plan, level.index, 1)
-    LevelStore.open(resumed, plan.group_path, writable=True).mark_done(level.index, 1)
-    report = gops_flow(cards=6, shard_states=40, store=resumed, executor="serial")
-    later = sum(plan.level(i).shards for i in range(3, 6))
+    solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, 1))
+    ComputationStore.open(resumed, config.group_path(), writable=True).mark_done(level.index, 1)
+    report = gops(resumed, 6, shard_states=40, executor="serial")
+    later = sum(stage.steps[i].shards for i in range(3, 6))
     assert report["shards_computed"] == level.shards - 1 + later
-    assert report["levels_computed"] == ["j=3", "j=4", "j=5", "j=6"]
+    assert report["steps_computed"] == ["j=3", "j=4", "j=5", "j=6"]
     assert_stores_equal(whole, resumed)
 
 
 def test_strategies_top_k_bounds_the_disk(tmp_path):
     path = str(tmp_path / "s.zarr")
-    gops_flow(cards=5, strategies="top:2", store=path, executor="serial")
+    gops(path, 5, strategies="top:2", executor="serial")
     group = zarr.open_group(path, mode="r")["gops/N5"]
     assert [f"j{j}/strategies" in group for j in range(1, 6)] == [False] * 3 + [True] * 2
     assert query_state(path, 5, [1, 2], [3, 4], [1, 5])["bids"] is None
     assert query_state(path, 5, [1, 2, 3, 4], [2, 3, 4, 5], [1, 2, 3, 5])["bids"] is not None
-    status = LevelStore.open(path, "gops/N5").status()
-    sizes = [level["bytes_on_disk"] for level in status["levels"]]
+    status = ComputationStore.open(path, "gops/N5").status()
+    sizes = [step["bytes_on_disk"] for step in status["steps"]]
     assert all(size > 0 for size in sizes)
 
 
@@ -130,11 +141,10 @@ def test_query_cli_json(store):
 def test_corrupted_chunk_is_found_and_only_its_shard_recomputed(tmp_path):
     whole, damaged = str(tmp_path / "whole.zarr"), str(tmp_path / "damaged.zarr")
     for path in (whole, damaged):
-        gops_flow(cards=6, shard_states=40, store=path, executor="serial")
+        gops(path, 6, shard_states=40, executor="serial")
     corrupt_chunk(damaged, "gops/N6", "j3/upcard_values", (2, 0, 0))
     (found,) = scan(damaged, "gops/N6")
-    assert (found.array, found.level, found.shard) == ("j3/upcard_values", 2, 2)
-    report = gops_flow(cards=6, shard_states=40, store=damaged, executor="serial",
-                       repair=True)
-    assert report["shards_computed"] == 1 and report["levels_computed"] == ["j=3"]
+    assert (found.array, found.step, found.shard) == ("j3/upcard_values", 2, 2)
+    report = gops(damaged, 6, shard_states=40, executor="serial", repair=True)
+    assert report["shards_computed"] == 1 and report["steps_computed"] == ["j=3"]
     assert_stores_equal(whole, damaged)

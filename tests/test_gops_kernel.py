@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from subgame.games.gops import (answer, level_layout, locate, payoff_matrices, shard_ranges,
+from subgame.families.gops.game import (answer, level_layout, locate, payoff_matrices, shard_ranges,
                                 solve_levels, solve_matrix_game, solve_matrix_games,
                                 solve_shard)
-from subgame.games.gops.cards import drop_ranks, subset_rank, subsets
-from subgame.games.gops.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
+from subgame.families.gops.game.cards import drop_ranks, subset_rank, subsets
+from subgame.families.gops.game.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
                                         swap)
 from tests import gops_reference as reference
 
@@ -346,7 +346,7 @@ def test_nine_card_game_plays_nine_on_nine_with_probability_0_7475():
 
 
 def test_stored_pattern_count_equals_the_enumeration():
-    from subgame.games.gops.patterns import canonical_patterns, stored_pattern_count
+    from subgame.families.gops.game.patterns import canonical_patterns, stored_pattern_count
 
     for n_cards in range(1, 11):
         for j in range(n_cards + 1):

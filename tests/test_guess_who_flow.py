@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from fractions import Fraction
 from functools import lru_cache
@@ -12,13 +13,27 @@ import xarray as xr
 import zarr
 from typer.testing import CliRunner
 
-from subgame.cli import app
+from subgame.cli import build_app
 from subgame.errors import ConfigurationClash
-from subgame.flows.guess_who import guess_who_flow
-from subgame.storage.guess_who import fair_states, query_state
+from subgame.families.guess_who import plan as guess_who_plan
+from subgame.families.guess_who.plan import GuessWhoConfig
+from subgame.families.guess_who.read import fair_states, query_state
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 U, BAND = 30, 8
+GROUP = GuessWhoConfig(max_n=U, rules="both", band=BAND).group_path()  # guess-who/both-B8
+app = build_app()
+
+
+def guess_who(store: str, max_n: int, rules: str = "both", band: int = BAND,
+              **options) -> dict:
+    """One `run guess-who`: the flow gives one report per computation, here exactly one."""
+    (report,) = run_flow("guess-who", {"max_n": max_n, "rules": rules, "band": band},
+                         RunOptions(store, **options))
+    return report
 
 
 @lru_cache(maxsize=None)
@@ -42,15 +57,14 @@ def plain(rule: str, n: int, m: int) -> tuple[int, frozenset[int]]:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, dask_scheduler):
     path = str(tmp_path_factory.mktemp("gw") / "store.zarr")
-    report = guess_who_flow(max_n=U, rules="both", band=BAND, store=path,
-                            scheduler=dask_scheduler)
-    assert report["shards_computed"] == 2 * 4 and report["levels_skipped"] == 0
+    report = guess_who(path, U, rules="both", band=BAND, scheduler=dask_scheduler)
+    assert report["shards_computed"] == 2 * 4 and report["steps_skipped"] == 0
     return path
 
 
 @pytest.mark.parametrize("rule", ["official", "variant"])
 def test_stored_tables_equal_plain_recursion(store, rule):
-    group = zarr.open_group(store, mode="r")[f"guess-who/U{U}/{rule}"]
+    group = zarr.open_group(store, mode="r")[f"{GROUP}/{rule}"]
     a, s_min, s_max = group["a"][:], group["s_min"][:], group["s_max"][:]
     count, final = group["s_count"][:], group["final_guess"][:]
     for n in range(1, U + 1):
@@ -77,36 +91,78 @@ def test_fair_states_are_exactly_half(store):
 
 
 def test_xarray_reads_labelled_dataset(store):
-    ds = xr.open_zarr(store, group=f"guess-who/U{U}/official", consolidated=False)
+    ds = xr.open_zarr(store, group=f"{GROUP}/official", consolidated=False)
     assert ds["a"].dims == ("n", "m")
     assert int(ds["a"].sel(n=23, m=23)) == 296
 
 
 def test_resume_computes_only_missing_levels(tmp_path, dask_scheduler):
     whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=whole, executor="serial")
-    first = guess_who_flow(max_n=U, band=BAND, store=resumed, scheduler=dask_scheduler,
-                           max_levels=2)
-    assert first["levels_computed"] == ["L=1..8", "L=9..16"]
-    second = guess_who_flow(max_n=U, band=BAND, store=resumed, scheduler=dask_scheduler)
-    assert second["levels_skipped"] == 2
-    assert second["levels_computed"] == ["L=17..24", "L=25..30"]
+    guess_who(whole, U, executor="serial")
+    first = guess_who(resumed, U, scheduler=dask_scheduler, max_steps=2)
+    assert first["steps_computed"] == ["L=1..8", "L=9..16"]
+    second = guess_who(resumed, U, scheduler=dask_scheduler)
+    assert second["steps_skipped"] == 2
+    assert second["steps_computed"] == ["L=17..24", "L=25..30"]
     assert second["shards_computed"] == 4
-    third = guess_who_flow(max_n=U, band=BAND, store=resumed, executor="serial")
-    assert third["levels_computed"] == [] and third["levels_skipped"] == 4
+    third = guess_who(resumed, U, executor="serial")
+    assert third["steps_computed"] == [] and third["steps_skipped"] == 4
     assert_stores_equal(whole, resumed)
 
 
-def test_configuration_clash_is_refused_and_store_untouched(tmp_path):
+def test_growing_the_extent_computes_only_the_new_bands(tmp_path):
+    grown, fresh = str(tmp_path / "grown.zarr"), str(tmp_path / "fresh.zarr")
+    small = guess_who(grown, 24, executor="serial")
+    assert small["steps_computed"] == ["L=1..8", "L=9..16", "L=17..24"]
+    # 24 is a whole number of bands: no partial last band to redo, only the two new ones.
+    larger = guess_who(grown, 40, executor="serial")
+    assert larger["steps_computed"] == ["L=25..32", "L=33..40"]
+    assert larger["steps_skipped"] == 3 and larger["shards_computed"] == 2 * 2
+    whole = guess_who(fresh, 40, executor="serial")
+    assert whole["steps_computed"] == ["L=1..8", "L=9..16", "L=17..24", "L=25..32",
+                                       "L=33..40"]
+    assert_stores_equal(fresh, grown)  # every array, markers included: same values
+    # A smaller U never shrinks the store: everything asked for is already there.
+    smaller = guess_who(grown, 16, executor="serial")
+    assert smaller["steps_computed"] == [] and smaller["shards_computed"] == 0
+    assert smaller["steps_skipped"] == 5
+    assert_stores_equal(fresh, grown)
+
+
+def test_configuration_clash_is_refused_and_store_untouched(tmp_path, monkeypatch):
+    # API change: rules and band are now part of the group path (guess-who/{rules}-B{band}),
+    # so other rules or another band are a separate computation beside the stored one, not a
+    # clash (checked second, below). What can still clash at one group path is the rest of
+    # the identity: a store written by another kernel version.
     path = str(tmp_path / "s.zarr")
-    guess_who_flow(max_n=12, rules="official", band=4, store=path, executor="serial")
+    stored = GuessWhoConfig(max_n=12, rules="official", band=4).group_path()
+    guess_who(path, 12, rules="official", band=4, executor="serial")
     before = tree_snapshot(path)
-    with pytest.raises(ConfigurationClash, match="rules"):
-        guess_who_flow(max_n=12, rules="both", band=4, store=path, executor="serial")
-    result = CliRunner().invoke(app, ["run", "guess-who", "--max-n", "12", "--band", "6",
+    kernel = guess_who_plan.KERNEL_VERSION
+    monkeypatch.setattr(guess_who_plan, "KERNEL_VERSION", kernel + 1)
+    with pytest.raises(ConfigurationClash, match="kernel_version"):
+        guess_who(path, 12, rules="official", band=4, executor="serial")
+    result = CliRunner().invoke(app, ["run", "guess-who", "--max-n", "12", "--band", "4",
                                       "--rules", "official", "--store", path])
-    assert result.exit_code == 2 and "band: stored 4, requested 6" in result.output
+    assert result.exit_code == 2
+    assert f"kernel_version: stored {kernel}, requested {kernel + 1}" in result.output
     assert tree_snapshot(path) == before
+    monkeypatch.undo()
+    # The old clashes (other rules, another band) now compute their own groups and leave the
+    # stored computation's files untouched.
+    both = guess_who(path, 12, rules="both", band=4, executor="serial")
+    assert both["computation"] == "guess-who/both-B4"
+    result = CliRunner().invoke(app, ["run", "guess-who", "--max-n", "12", "--band", "6",
+                                      "--rules", "official", "--store", path, "--executor",
+                                      "serial", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [r["computation"] for r in json.loads(result.stdout)] == ["guess-who/official-B6"]
+
+    def own(snapshot: dict[str, str]) -> dict[str, str]:
+        return {name: digest for name, digest in snapshot.items()
+                if name.startswith(stored + "/")}
+
+    assert own(tree_snapshot(path)) == own(before) and own(before)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -120,7 +176,7 @@ def test_configuration_clash_is_refused_and_store_untouched(tmp_path):
 ])
 def test_bad_input_exits_nonzero_and_leaves_store_untouched(tmp_path, args, message):
     path = str(tmp_path / "s.zarr")
-    guess_who_flow(max_n=6, band=3, store=path, executor="serial")
+    guess_who(path, 6, band=3, executor="serial")
     before = tree_snapshot(path)
     result = CliRunner().invoke(app, ["run", "guess-who", *args, "--store", path])
     assert result.exit_code != 0
@@ -156,19 +212,23 @@ def test_status_reports_levels(store):
     result = CliRunner().invoke(app, ["status", "--store", store, "--json"])
     assert result.exit_code == 0, result.output
     (computation,) = json.loads(result.stdout)["computations"]
-    assert computation["computation"] == f"guess-who/U{U}"
-    assert computation["levels_finished"] == computation["levels_total"] == 4
-    assert all(level["shards_done"] == 2 for level in computation["levels"])
+    assert computation["computation"] == GROUP
+    assert computation["steps_finished"] == computation["steps_total"] == 4
+    assert all(step["shards_done"] == 2 for step in computation["steps"])
     # Each rule set's shard solved every cell of its band, and the bands tile the table.
-    assert all(level["computed"]["cells"] == 2 * level["cells"] for level in computation["levels"])
-    assert sum(level["cells"] for level in computation["levels"]) == U * U
+    assert all(step["computed"]["cells"] == 2 * step["cells"] for step in computation["steps"])
+    assert sum(step["cells"] for step in computation["steps"]) == U * U
 
 
 @pytest.mark.parametrize("args", [["--max-n", "abc"], ["--max-n", "3", "--bogus"],
                                   ["--max-n", "0"]])
 def test_console_script_refuses_in_one_line(tmp_path, args):
+    # conftest registers the toy family through $SUBGAME_FAMILIES, which the child inherits:
+    # it must be able to import tests.toy_family (the console script's path lacks the repo).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
     result = subprocess.run(["subgame", "run", "guess-who", *args, "--store",
-                             str(tmp_path / "s.zarr")], capture_output=True, text=True)
+                             str(tmp_path / "s.zarr")], capture_output=True, text=True, env=env)
     assert result.returncode == 2 and result.stdout == ""
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: ") and not (tmp_path / "s.zarr").exists()

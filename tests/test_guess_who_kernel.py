@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from subgame.games import guess_who as gw
+from subgame.families.guess_who import game as gw
 
 MOVE_FIELDS = ("min", "max", "count", "final")
 

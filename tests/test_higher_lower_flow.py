@@ -11,22 +11,29 @@ from math import factorial
 import pytest
 from typer.testing import CliRunner
 
-from subgame.cli import app
-from subgame.flows.higher_lower import higher_lower_flow
-from subgame.games.higher_lower import seed
-from subgame.storage.higher_lower import asymptotics, query_deck, query_n
+from subgame.cli import build_app
+from subgame.families.higher_lower.game import seed
+from subgame.families.higher_lower.read import asymptotics, query_deck, query_n
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
 SWEEP = dict(max_n=60, exact_max=40, block=7)
+app = build_app()
+
+
+def higher_lower(store: str, family: dict, **options) -> list[dict]:
+    """One `run higher-lower`: one report per computation (distinct sweep, deck grid)."""
+    return run_flow("higher-lower", family, RunOptions(store, **options))
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, dask_scheduler):
     path = str(tmp_path_factory.mktemp("hl") / "store.zarr")
-    reports = higher_lower_flow(**SWEEP, ranks="3,4", suits="1,2", ties="loss,pass",
-                                policy="optimal,majority,always-higher", games=30_000,
-                                store=path, scheduler=dask_scheduler)
-    assert [len(r["levels_computed"]) for r in reports] == [9, 2]
+    reports = higher_lower(path, dict(**SWEEP, ranks="3,4", suits="1,2", ties="loss,pass",
+                                      policy="optimal,majority,always-higher", games=30_000),
+                           scheduler=dask_scheduler)
+    assert [len(r["steps_computed"]) for r in reports] == [9, 2]
     return path
 
 
@@ -109,11 +116,11 @@ def test_deck_points_exact_and_monte_carlo(store, ranks, suits, ties, policy):
 def test_resume_and_executors_give_the_same_store(store, tmp_path):
     resumed = str(tmp_path / "resumed.zarr")
     args = dict(**SWEEP, ranks="3,4", suits="1,2", ties="loss,pass",
-                policy="optimal,majority,always-higher", games=30_000, executor="serial")
-    higher_lower_flow(**args, store=resumed, max_levels=4)
-    reports = higher_lower_flow(**args, store=resumed)
-    assert reports[0]["levels_skipped"] == 4 and len(reports[0]["levels_computed"]) == 5
-    assert reports[1]["levels_skipped"] == 2  # the deck sweep finished in the first run
+                policy="optimal,majority,always-higher", games=30_000)
+    higher_lower(resumed, args, executor="serial", max_steps=4)
+    reports = higher_lower(resumed, args, executor="serial")
+    assert reports[0]["steps_skipped"] == 4 and len(reports[0]["steps_computed"]) == 5
+    assert reports[1]["steps_skipped"] == 2  # the deck sweep finished in the first run
     assert_stores_equal(store, resumed)  # Dask-computed vs serial, resumed: same bits
 
 
@@ -143,3 +150,15 @@ def test_query_cli(store):
     assert Fraction(answer["p_all_exact"]) == Fraction(int(answer["count"]), factorial(9))
     outside = runner.invoke(app, ["query", "higher-lower", "--n", "61", "--store", store])
     assert outside.exit_code == 2 and "outside the stored range" in outside.output
+
+
+def test_a_grown_sweep_recomputes_only_its_partial_block_and_the_new_ones(tmp_path):
+    from subgame.engine import run_computation
+    from subgame.families.higher_lower.plan import DistinctConfig
+
+    grown, fresh = str(tmp_path / "grown.zarr"), str(tmp_path / "fresh.zarr")
+    run_computation(DistinctConfig(20, 20, 7), RunOptions(grown, executor="serial"))
+    report = run_computation(DistinctConfig(30, 30, 7), RunOptions(grown, executor="serial"))
+    assert report.steps_computed == ["n=15..21", "n=22..28", "n=29..30"]
+    run_computation(DistinctConfig(30, 30, 7), RunOptions(fresh, executor="serial"))
+    assert_stores_equal(grown, fresh)

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from subgame.games.higher_lower import (FIRST_EXACT, RATIO_LIMIT, STREAK_LIMIT, asymptotics,
+from subgame.families.higher_lower.game import (FIRST_EXACT, RATIO_LIMIT, STREAK_LIMIT, asymptotics,
                                         combine, exact_counts, exact_levels, float_sweep,
                                         policy_table, simulate, solve)
-from subgame.games.higher_lower import seed
+from subgame.families.higher_lower.game import seed
 
 # --- independent references -----------------------------------------------------------------
 

@@ -13,13 +13,16 @@ import zarr
 from distributed import Client
 from typer.testing import CliRunner
 
-from subgame.cli import app
+from subgame.cli import build_app
 from subgame.clusters import BUNDLED_DIR, load_profile, resolve_profile
-from subgame.flows.guess_who import guess_who_flow
-from subgame.flows.runner import RunOptions, run_plan
-from tests.ops_helpers import dask_processes, owned_toy_plan, progress, wait_for
+from subgame.engine import run_computation
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
+from tests.ops_helpers import dask_processes, progress, wait_for
 from tests.store_compare import assert_stores_equal
-from tests.toy_family import expected
+from tests.toy_family.plan import ToyConfig, expected
+
+app = build_app()
 
 
 @pytest.fixture(scope="module")
@@ -30,13 +33,13 @@ def cluster(tmp_path_factory):
 
 def test_scheduler_and_profile_runs_equal_a_local_run(tmp_path, cluster):
     local = str(tmp_path / "local.zarr")
-    guess_who_flow(max_n=70, band=16, store=local, executor="serial")
+    run_flow("guess-who", {"max_n": 70, "band": 16}, RunOptions(local, executor="serial"))
     runner = CliRunner()
     by_address = str(tmp_path / "scheduler.zarr")
     result = runner.invoke(app, ["run", "guess-who", "--max-n", "70", "--band", "16",
                                  "--store", by_address, "--scheduler", cluster.address, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["shards_computed"] == 5 * 2
+    assert json.loads(result.stdout)[0]["shards_computed"] == 5 * 2
     assert_stores_equal(local, by_address)
     # The same cluster named by a profile file.
     profile = tmp_path / "here.yaml"
@@ -53,29 +56,31 @@ def test_scheduler_and_profile_runs_equal_a_local_run(tmp_path, cluster):
 def test_worker_killed_mid_level_run_completes(tmp_path):
     """SIGKILL one of two workers while a level's shards are running on both: the scheduler
     hands the lost shards to the survivor and the results are still exact."""
-    plan = owned_toy_plan(levels=3, shards=6, slow=True)
+    config = ToyConfig(levels=3, shards=6, delay=0.4)  # slow shards: the kill lands inside
     store = str(tmp_path / "s.zarr")
     with dask_processes(tmp_path) as processes:
         outcome: dict = {}
-        run = threading.Thread(target=lambda: outcome.update(report=run_plan(
-            plan, RunOptions(store, scheduler=processes.address))))
+        run = threading.Thread(target=lambda: outcome.update(report=run_computation(
+            config, RunOptions(store, scheduler=processes.address))))
         run.start()
         with Client(processes.address) as client:
             victim = next(address for address, info in client.scheduler_info()["workers"].items()
                           if info["name"] == "w0")
 
             def inside_level_one_and_busy() -> bool:
-                state = progress(store, plan.group_path)
+                state = progress(store, config.group_path())
                 return (state.pending.get(1, 6) < 6 and bool(client.processing(victim)[victim]))
 
             wait_for(inside_level_one_and_busy, timeout=60, every=0.01)
-            assert 1 not in progress(store, plan.group_path).finished
+            assert 1 not in progress(store, config.group_path()).finished
             processes.kill_worker(0)
         run.join(timeout=120)
     report = outcome["report"]
-    assert report.levels_computed == ["k=0", "k=1", "k=2"] and report.shards_computed == 18
+    # The toy's later stage "distinct" (one step of one shard) follows the three levels.
+    assert report.steps_computed == ["k=0", "k=1", "k=2", "distinct"]
+    assert report.shards_computed == 18 + 1
     np.testing.assert_array_equal(
-        zarr.open_group(store, mode="r")["toy/L3/values"][:], expected(3, 6))
+        zarr.open_group(store, mode="r")[f"{config.group_path()}/values"][:], expected(3, 6))
 
 
 def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():

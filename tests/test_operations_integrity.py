@@ -11,16 +11,19 @@ import pytest
 import zarr
 from typer.testing import CliRunner
 
-from subgame.cli import app
-from subgame.flows.guess_who import guess_who_flow
-from subgame.flows.runner import RunOptions, run_plan
+from subgame.cli import build_app
+from subgame.engine import run_computation
+from subgame.families.guess_who.plan import GuessWhoConfig
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
 from subgame.storage.integrity import scan
-from tests.ops_helpers import corrupt_chunk, owned_toy_plan
+from tests.ops_helpers import corrupt_chunk
 from tests.store_compare import assert_stores_equal
-from tests.toy_family import expected
+from tests.toy_family.plan import ToyConfig, expected
 
+app = build_app()
 U, BAND = 40, 8
-GROUP = f"guess-who/U{U}"
+GROUP = GuessWhoConfig(max_n=U, band=BAND).group_path()
 
 
 def verify(store: str) -> tuple[int, list[dict]]:
@@ -30,22 +33,24 @@ def verify(store: str) -> tuple[int, list[dict]]:
 
 
 def test_declared_writers_repair_exactly_the_damaged_shards(tmp_path):
-    plan = owned_toy_plan(levels=4, shards=3)
+    config = ToyConfig(levels=4, shards=3)
     reference, store = str(tmp_path / "ref.zarr"), str(tmp_path / "s.zarr")
     for path in (reference, store):
-        run_plan(plan, RunOptions(path, executor="serial"))
-    corrupt_chunk(store, plan.group_path, "values", (1, 2))
-    corrupt_chunk(store, plan.group_path, "_markers/00003", (0,))
-    found = {(d.array, d.chunk, d.level, d.shard) for d in scan(store, plan.group_path)}
+        run_computation(config, RunOptions(path, executor="serial"))
+    corrupt_chunk(store, config.group_path(), "values", (1, 2))
+    corrupt_chunk(store, config.group_path(), "_markers/00003", (0,))
+    found = {(d.array, d.chunk, d.step, d.shard) for d in scan(store, config.group_path())}
     assert found == {("values", (1, 2), 1, 2), ("_markers/00003", (0,), 3, 0)}
     code, damaged = verify(store)
     assert code == 3 and {tuple(d["region"][1]) for d in damaged if d["array"] == "values"} \
         == {(16, 24)}
-    report = run_plan(plan, RunOptions(store, executor="serial", repair=True))
+    report = run_computation(config, RunOptions(store, executor="serial", repair=True))
     assert len(report.repaired) == 2
-    assert report.levels_computed == ["k=1", "k=3"] and report.shards_computed == 2
-    np.testing.assert_array_equal(zarr.open_group(store, mode="r")["toy/L4/values"][:],
-                                  expected(4, 3))
+    # The later stage "distinct" read none of the damage (it is deterministic and was
+    # finished before): only the two damaged shards are recomputed.
+    assert report.steps_computed == ["k=1", "k=3"] and report.shards_computed == 2
+    np.testing.assert_array_equal(
+        zarr.open_group(store, mode="r")[f"{config.group_path()}/values"][:], expected(4, 3))
     assert_stores_equal(reference, store)
     assert verify(store) == (0, [])
 
@@ -53,7 +58,7 @@ def test_declared_writers_repair_exactly_the_damaged_shards(tmp_path):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("ref") / "store.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=path, executor="serial")
+    run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(path, executor="serial"))
     return path
 
 
@@ -62,12 +67,13 @@ def run_repair(store: str) -> dict:
                                       "--store", store, "--executor", "serial", "--repair",
                                       "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    (report,) = json.loads(result.stdout)  # one computation
+    return report
 
 
 def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
     store = str(tmp_path / "s.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(store, executor="serial"))
     corrupt_chunk(store, GROUP, "official/a", (2, 1))
     # The array's metadata lost as well: repair recreates the array and refills it.
     Path(store, GROUP, "variant", "s_max", "zarr.json").write_text("{not json")
@@ -89,7 +95,7 @@ def test_repair_of_a_lost_group_recomputes_every_array_below_it(tmp_path, refere
     """The metadata of the group holding every official-rules array is lost: verify reports
     it and each array under it; repair deletes them all, and recomputes their writers."""
     store = str(tmp_path / "s.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(store, executor="serial"))
     Path(store, GROUP, "official", "zarr.json").write_text("")
     code, damaged = verify(store)
     assert code == 3 and "official" in {d["array"] for d in damaged}
@@ -101,11 +107,11 @@ def test_repair_of_a_lost_group_recomputes_every_array_below_it(tmp_path, refere
 
 def test_repair_rewrites_constant_coordinates_without_recomputing(tmp_path, reference):
     store = str(tmp_path / "s.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=store, executor="serial")
+    run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(store, executor="serial"))
     corrupt_chunk(store, GROUP, "official/n", (0,))
     assert verify(store)[0] == 3
     report = run_repair(store)
-    assert report["shards_computed"] == 0 and report["levels_skipped"] == 5
+    assert report["shards_computed"] == 0 and report["steps_skipped"] == 5
     assert_stores_equal(reference, store)
 
 

@@ -10,12 +10,14 @@ from pathlib import Path
 import psutil
 import pytest
 
-from subgame.flows.guess_who import guess_who_flow
+from subgame.families.guess_who.plan import GuessWhoConfig
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
 from tests.ops_helpers import finish, progress, subgame, subprocess_env, wait_for
 from tests.store_compare import assert_stores_equal
 
 U, BAND = 1200, 150
-GROUP = f"guess-who/U{U}"
+GROUP = GuessWhoConfig(max_n=U, band=BAND).group_path()
 BANDS, RULES = U // BAND, 2
 ARGS = ("run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--json")
 
@@ -34,7 +36,7 @@ KILL_POINTS = {
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("reference") / "store.zarr")
-    guess_who_flow(max_n=U, band=BAND, store=path, executor="serial")
+    run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(path, executor="serial"))
     return path
 
 
@@ -53,13 +55,14 @@ def resume_and_check(store: str, env, reference: str) -> dict:
     """Run again: it must skip exactly the finished levels and compute exactly the shards
     whose markers are unset, and end with the uninterrupted run's store."""
     seen = progress(store, GROUP)
-    code, report, err = finish(subgame(*ARGS, "--store", store, "--executor", "serial", env=env))
+    code, reports, err = finish(subgame(*ARGS, "--store", store, "--executor", "serial", env=env))
     assert code == 0, err
+    (report,) = reports  # one computation
     if seen.has_group:
-        assert report["levels_skipped"] == len(seen.finished)
+        assert report["steps_skipped"] == len(seen.finished)
         assert report["shards_computed"] == seen.pending_shards
     else:  # killed before the driver wrote the plan's levels: everything is pending
-        assert report["levels_skipped"] == 0 and report["shards_computed"] == BANDS * RULES
+        assert report["steps_skipped"] == 0 and report["shards_computed"] == BANDS * RULES
     assert_stores_equal(reference, store)
     assert progress(store, GROUP).finished == frozenset(range(BANDS))
     return report
@@ -95,7 +98,7 @@ def test_second_run_at_once_is_refused_by_the_lock(tmp_path, reference):
         store, env = str(tmp_path / f"s{attempt}.zarr"), subprocess_env(tmp_path)
         runs = [subgame(*ARGS, "--store", store, "--workers", "1", env=env) for _ in range(2)]
         results = [finish(run) for run in runs]
-        computed = [report["shards_computed"] for code, report, _ in results if code == 0]
+        computed = [reports[0]["shards_computed"] for code, reports, _ in results if code == 0]
         assert sum(computed) == BANDS * RULES, results  # the work was done exactly once
         assert_stores_equal(reference, store)
         assert not Path(store, GROUP, ".lock").exists()

@@ -4,6 +4,7 @@ Slow (a real server), so it runs one small deployment."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -15,9 +16,10 @@ import httpx
 import pytest
 import yaml
 
-from subgame.storage.guess_who import query_state
+from subgame.families.guess_who.read import query_state
 from tests.ops_helpers import ROOT, free_port, wait_for
 
+FLOW = "subgame-run"  # the one flow, subgame/flows/run.py:run_flow, of every deployment
 DEPLOYMENT = "guess-who-paper"  # run by a worker of the process pool
 SERVED = "guess-who-nightly"  # run by `subgame serve`
 
@@ -70,9 +72,11 @@ def flow_run_state(api: str, flow_run_id: str) -> str:
 
 
 def run_deployment(env: dict, name: str, **parameters) -> str:
-    """`prefect deployment run` with parameter overrides; the new flow run's id."""
-    overrides = [arg for key, value in parameters.items() for arg in ("--param", f"{key}={value}")]
-    out = prefect("deployment", "run", f"guess-who/{name}", *overrides, env=env)
+    """`prefect deployment run` with parameter overrides (a mapping, such as ``config`` or
+    ``options``, replaces the deployment's whole mapping); the new flow run's id."""
+    overrides = [arg for key, value in parameters.items()
+                 for arg in ("--param", f"{key}={json.dumps(value)}")]
+    out = prefect("deployment", "run", f"{FLOW}/{name}", *overrides, env=env)
     return re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
 
 
@@ -83,12 +87,12 @@ def test_deployment_runs_on_a_process_worker(server, tmp_path):
     prefect("work-pool", "create", pool, "--type", "process", env=env)
     prefect("--no-prompt", "deploy", "--prefect-file", "deploy/prefect.yaml", "--name",
             DEPLOYMENT, env=env)
-    deployment = httpx.get(f"{api}/deployments/name/guess-who/{DEPLOYMENT}", timeout=10).json()
+    deployment = httpx.get(f"{api}/deployments/name/{FLOW}/{DEPLOYMENT}", timeout=10).json()
     assert [s["schedule"]["cron"] for s in deployment["schedules"]] == ["0 6 * * 1"]
     assert deployment["work_pool_name"] == pool
 
     store = str(tmp_path / "deployed.zarr")
-    flow_run = run_deployment(env, DEPLOYMENT, store=store)
+    flow_run = run_deployment(env, DEPLOYMENT, options={"store": store, "executor": "serial"})
     worker = subprocess.run([sys.executable, "-m", "prefect", "worker", "start", "--pool", pool,
                              "--run-once"], env=env, cwd=tmp_path, capture_output=True,
                             text=True, timeout=180)
@@ -104,7 +108,7 @@ def test_subgame_serve_runs_a_deployment_of_the_file(server, tmp_path):
     served = subprocess.Popen([sys.executable, "-m", "subgame.cli", "serve", SERVED],
                               env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, start_new_session=True)
-    url = f"{api}/deployments/name/guess-who/{SERVED}"
+    url = f"{api}/deployments/name/{FLOW}/{SERVED}"
     try:
         wait_for(lambda: served.poll() is not None or httpx.get(url, timeout=5).status_code
                  == 200, timeout=120, every=0.5)
@@ -113,7 +117,10 @@ def test_subgame_serve_runs_a_deployment_of_the_file(server, tmp_path):
         assert [s["schedule"]["cron"] for s in deployment["schedules"]] == ["30 1 * * *"]
         assert deployment["work_pool_name"] is None
         store = str(tmp_path / "served.zarr")
-        flow_run = run_deployment(env, SERVED, store=store, max_n=23, band=23, executor="serial")
+        flow_run = run_deployment(env, SERVED,
+                                  config={"max_n": 23, "rules": "both", "band": 23},
+                                  options={"max_steps": 2, "store": store,
+                                           "executor": "serial"})
         wait_for(lambda: flow_run_state(api, flow_run) in ("COMPLETED", "FAILED", "CRASHED"),
                  timeout=120, every=0.5)
         assert flow_run_state(api, flow_run) == "COMPLETED"
@@ -124,20 +131,30 @@ def test_subgame_serve_runs_a_deployment_of_the_file(server, tmp_path):
 
 
 def test_every_deployment_names_a_flow_and_its_parameters():
-    """Cheap and server-free: deploy/prefect.yaml stays in step with the flows' signatures."""
+    """Cheap and server-free: deploy/prefect.yaml stays in step with the flow's signature,
+    the families' options (``config``) and the run options (``options``)."""
     import importlib
     import inspect
+    from dataclasses import fields
 
     from prefect.schedules import Cron
+
+    from subgame.flows.run import family_options
+    from subgame.options import RunOptions
 
     spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
     families = set()
     for deployment in spec["deployments"]:
         path, _, name = deployment["entrypoint"].partition(":")
         flow = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
-        families.add(flow.name)
+        assert flow.name == FLOW, deployment["name"]
+        parameters = deployment["parameters"]
+        families.add(parameters["family"])
         accepted = inspect.signature(flow.fn).parameters
-        assert set(deployment["parameters"]) <= set(accepted), deployment["name"]
+        assert set(parameters) <= set(accepted), deployment["name"]
+        family_options(parameters["family"], parameters.get("config") or {})  # raises if bad
+        assert set(parameters.get("options") or {}) <= {f.name for f in fields(RunOptions)}, \
+            deployment["name"]
         for schedule in deployment["schedules"]:
             Cron(schedule["cron"], timezone=schedule["timezone"])  # raises on a bad one
         assert deployment["work_pool"]["name"] == "subgame-process"

@@ -8,11 +8,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from subgame.cli import app
-from subgame.flows.guess_who import guess_who_flow
+from subgame.cli import build_app
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
 from tests.ops_helpers import free_port
 from tests.store_compare import assert_stores_equal
 
+app = build_app()
 pytest.importorskip("s3fs")
 moto_server = pytest.importorskip("moto.server")
 
@@ -41,10 +43,11 @@ def bucket():
 
 def test_run_writes_to_s3_and_query_reads_it_back(tmp_path, bucket):
     store = f"{bucket}/tables.zarr"
-    report = guess_who_flow(max_n=23, band=8, store=store, executor="serial")
+    (report,) = run_flow("guess-who", {"max_n": 23, "band": 8},
+                         RunOptions(store, executor="serial"))
     assert report["shards_computed"] == 3 * 2 and report["store"] == store
     local = str(tmp_path / "local.zarr")
-    guess_who_flow(max_n=23, band=8, store=local, executor="serial")
+    run_flow("guess-who", {"max_n": 23, "band": 8}, RunOptions(local, executor="serial"))
     assert_stores_equal(local, store)
     runner = CliRunner()
     answer = runner.invoke(app, ["query", "guess-who", "--n", "23", "--m", "23",
@@ -52,8 +55,9 @@ def test_run_writes_to_s3_and_query_reads_it_back(tmp_path, bucket):
     assert answer.exit_code == 0, answer.output
     assert json.loads(answer.stdout)["p"] == "349/529"  # the paper's value
     status = json.loads(runner.invoke(app, ["status", "--store", store, "--json"]).stdout)
-    assert status["computations"][0]["levels_finished"] == 3
+    assert status["computations"][0]["steps_finished"] == 3
     assert runner.invoke(app, ["verify", "--store", store]).exit_code == 0
     # A resumed run on object storage finds everything done (markers live in the bucket).
-    again = guess_who_flow(max_n=23, band=8, store=store, executor="serial")
-    assert again["shards_computed"] == 0 and again["levels_skipped"] == 3
+    (again,) = run_flow("guess-who", {"max_n": 23, "band": 8},
+                        RunOptions(store, executor="serial"))
+    assert again["shards_computed"] == 0 and again["steps_skipped"] == 3

@@ -6,33 +6,18 @@ import functools
 import json
 import os
 import sys
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Callable, get_type_hints
 
 import typer
 from rich.console import Console
 
 from subgame.errors import SubgameError
+from subgame.options import RunOptions
 
 console = Console()  # results; errors go to stderr as one plain line
 
-StoreOption = Annotated[Optional[str], typer.Option(
-    "--store",
-    help="Zarr store path or fsspec URL (default: $SUBGAME_STORE, else ./subgame.zarr).")]
-SchedulerOption = Annotated[Optional[str], typer.Option(
-    "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
-                        "(default: start a local cluster).")]
-WorkersOption = Annotated[Optional[int], typer.Option(
-    "--workers", min=1, help="Worker processes of the local cluster [default: one per core].")]
-ClusterOption = Annotated[Optional[str], typer.Option(
-    "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
-                      "(bundled, see deploy/clusters) or a profile YAML file.")]
-RepairOption = Annotated[bool, typer.Option(
-    "--repair", help="First recompute the shards whose stored chunks fail their checksums "
-                     "(see `subgame verify --store`).")]
-ExecutorOption = Annotated[str, typer.Option(
-    "--executor", help="dask (default) or serial (in-process, for debugging).")]
-MaxLevelsOption = Annotated[Optional[int], typer.Option(
-    "--max-levels", min=1, help="Stop after this many levels; run again to continue.")]
+# The same --store as every run's (declared once, in RunOptions).
+StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
@@ -52,17 +37,6 @@ def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
 
 def _one_line(message: str) -> None:
     print(" ".join(message.split()), file=sys.stderr, flush=True)
-
-
-def preflight(plan, store: str | None) -> None:
-    """Refuse a clashing configuration or a live lock before Prefect starts a flow run,
-    so the user gets one line instead of a failed run's log."""
-    from subgame.storage import LevelStore, resolve_store
-    from subgame.storage.lock import StoreLock
-
-    url = resolve_store(store)
-    LevelStore.check(url, plan)
-    StoreLock(url, plan.group_path).check()
 
 
 def user_errors(command: Callable) -> Callable:

@@ -22,7 +22,7 @@ class ServedDeployment:
     """The part of a prefect.yaml deployment that `serve` honours."""
 
     name: str
-    entrypoint: str  # subgame/flows/<family>.py:<flow_fn>
+    entrypoint: str  # module path:flow function, e.g. subgame/flows/run.py:run_flow
     parameters: dict[str, Any]
     crons: tuple[tuple[str, str], ...]  # (cron, timezone)
     description: str | None = None

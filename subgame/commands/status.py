@@ -1,4 +1,4 @@
-"""`subgame status`: per computation, levels finished and pending, bytes on disk."""
+"""`subgame status`: per computation, steps finished and pending, bytes on disk."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from subgame.commands.common import JsonOption, StoreOption, console, emit, user
 from subgame.storage import find_computations, resolve_store
 
 
-# What a level holds, when its family records it; and what its last run computed per second.
+# What a step holds, when its family records it; and what its last run computed per second.
 SIZE_COLUMNS = ("cells", "states", "matrix_games", "bytes_on_disk")
 RATE_COLUMNS = ("cells", "states", "games", "deck_sizes")
 LABELS = {"seconds": "s", "matrix_games": "games", "bytes_on_disk": "disk",
@@ -25,7 +25,7 @@ def _human(value: float) -> str:
 
 @user_errors
 def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Show every computation in the store: levels done and pending, shards, sizes."""
+    """Show every computation in the store: steps done and pending, shards, sizes."""
     url = resolve_store(store)
     result = {"store": url, "computations": [c.status() for c in find_computations(url)]}
 
@@ -33,24 +33,24 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
         if not r["computations"]:
             console.print(f"{url}: no computations yet")
         for comp in r["computations"]:
-            table = Table(title=f"{comp['computation']}  ({comp['levels_finished']}/"
-                                f"{comp['levels_total']} levels, "
+            table = Table(title=f"{comp['computation']}  ({comp['steps_finished']}/"
+                                f"{comp['steps_total']} steps, "
                                 f"{comp['bytes_on_disk'] / 1e6:.1f} MB)")
-            sizes = [key for key in SIZE_COLUMNS if any(key in lv for lv in comp["levels"])]
+            sizes = [key for key in SIZE_COLUMNS if any(key in st for st in comp["steps"])]
             rates = [key for key in RATE_COLUMNS
-                     if any(key in lv.get("computed", {}) for lv in comp["levels"])]
-            for column in ("level", "shards", "state", "seconds", *sizes,
+                     if any(key in st.get("computed", {}) for st in comp["steps"])]
+            for column in ("step", "shards", "state", "seconds", *sizes,
                            *(f"{key}/s" for key in rates)):
                 table.add_column(LABELS.get(column, column.replace("_", " ")), justify="right",
                                  no_wrap=True)
-            for level in comp["levels"]:
-                state = "done" if level["finished"] else (
-                    "partial" if level["shards_done"] else "pending")
-                seconds, computed = level.get("seconds"), level.get("computed", {})
-                row = [level["name"], f"{level['shards_done']}/{level['shards']}", state,
+            for step in comp["steps"]:
+                state = "done" if step["finished"] else (
+                    "partial" if step["shards_done"] else "pending")
+                seconds, computed = step.get("seconds"), step.get("computed", {})
+                row = [step["name"], f"{step['shards_done']}/{step['shards']}", state,
                        f"{seconds:.3g}" if seconds else ""]
-                row += [_human(level[key]) + ("B" if key == "bytes_on_disk" else "")
-                        if key in level else "" for key in sizes]
+                row += [_human(step[key]) + ("B" if key == "bytes_on_disk" else "")
+                        if key in step else "" for key in sizes]
                 row += [_human(computed[key] / seconds) if seconds and key in computed else ""
                         for key in rates]
                 table.add_row(*row)

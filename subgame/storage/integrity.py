@@ -3,18 +3,17 @@
 Every array is written with a crc32c codec over its compressed bytes, so a chunk whose bytes
 changed after it was written fails its checksum whenever it is read. A scan reads every
 stored chunk of a computation; each failure is a ``Damage`` naming the array, the chunk, its
-region and the (level, shard) that writes it.
+region and the (step, shard) that writes it.
 
-Who writes a chunk: a marker chunk ``_markers/<level>`` [i] is shard i of that level. A data
-array says it in its ``written_by`` attribute (set by the family through ``ArraySpec.attrs``):
-``{"level": L, "shard": S}`` where each of L, S is an int (a constant) or a list of axes (the
-largest chunk index along them); e.g. a table banded by max(n, m) with one shard per rule set
-is ``{"level": [0, 1], "shard": 1}`` for rule set 1. A chunk with no declared writer is
-recomputed by recomputing every level: always correct, only slower.
+Who writes a chunk: a marker chunk ``_markers/<step>`` [i] is shard i of that step. A data
+array says it in its ``written_by`` attribute, a typed `subgame.plan.Writer` (e.g. a table
+banded by max(n, m) is step = the largest chunk index along axes 0 and 1; a Monte Carlo
+array is shard = the chunk's position in the grid point x batch grid). A chunk with no
+declared writer is recomputed by recomputing every step: always correct, only slower.
 
-Why repairing the writing shard is enough, and later levels are not recomputed: a checksum
+Why repairing the writing shard is enough, and later steps are not recomputed: a checksum
 failure means the bytes changed after they were written, and every read is checked. A later
-level that read the chunk before the damage read good bytes, so its results are right; one
+step that read the chunk before the damage read good bytes, so its results are right; one
 that read it after the damage failed loudly and is not finished, so it is pending anyway.
 This holds because shard solvers are deterministic (the same inputs give the same bytes),
 which resume already requires.
@@ -32,11 +31,9 @@ import fsspec
 import zarr
 
 from subgame.errors import InvalidInput, NotComputed
-from subgame.plan import ArraySpec, Plan
-from subgame.storage.level_store import MARKERS, _marker_path as marker_path
+from subgame.plan import ArraySpec, LaterStage, Plan, Writer
+from subgame.storage.computation import MARKERS, OWNER_ATTR, ComputationStore, marker_path
 from subgame.storage.location import open_root
-
-OWNER_ATTR = "written_by"
 _MARKER = re.compile(rf"^{MARKERS}/(\d+)$")
 _CHUNK = re.compile(r"^(?P<array>.+)/c/(?P<index>\d+(?:/\d+)*)$")
 
@@ -45,13 +42,13 @@ _CHUNK = re.compile(r"^(?P<array>.+)/c/(?P<index>\d+(?:/\d+)*)$")
 class Damage:
     """One unreadable object: a chunk (``chunk`` set) or an array's metadata (``chunk`` None).
 
-    ``level``/``shard`` name the work that rewrites it; None when no writer is declared."""
+    ``step``/``shard`` name the work that rewrites it; None when no writer is declared."""
 
     computation: str
     array: str
     chunk: tuple[int, ...] | None
     region: tuple[tuple[int, int], ...] | None  # [start, stop) per axis
-    level: int | None
+    step: int | None
     shard: int | None
     reason: str
 
@@ -62,28 +59,25 @@ class Damage:
         where = (f"chunk {list(self.chunk)} (region "
                  + ", ".join(f"{a}:{b}" for a, b in self.region) + ")"
                  if self.chunk is not None else "metadata")
-        owner = (f"level {self.level} shard {self.shard}" if self.level is not None
-                 else "every level (its writer is not declared)")
+        owner = (f"step {self.step} shard {self.shard}" if self.step is not None
+                 else "every step (its writer is not declared)")
         return f"{self.computation}/{self.array} {where}: {self.reason}; recompute {owner}"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def chunk_owner(array: str, attrs: Mapping[str, Any], chunk: tuple[int, ...]
-                ) -> tuple[int, int] | None:
-    """(level, shard) that writes ``chunk`` of ``array``, or None when undeclared."""
+def chunk_owner(array: str, writer: Writer | None, chunk: tuple[int, ...],
+                grid: tuple[int, ...]) -> tuple[int, int] | None:
+    """(step, shard) that writes ``chunk`` of ``array``, or None when undeclared."""
     marker = _MARKER.match(array)
     if marker:
         return int(marker.group(1)), chunk[0]
-    rule = attrs.get(OWNER_ATTR)
-    if not isinstance(rule, Mapping):
-        return None
+    return writer.owner(chunk, grid) if writer is not None else None
 
-    def resolve(term: Any) -> int:
-        return max(chunk[axis] for axis in term) if isinstance(term, list) else int(term)
 
-    return resolve(rule["level"]), resolve(rule["shard"])
+def _grid(array: zarr.Array) -> tuple[int, ...]:
+    return tuple(-(-n // c) for n, c in zip(array.shape, array.chunks))
 
 
 def _region(array: zarr.Array, chunk: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
@@ -129,14 +123,15 @@ def scan(url: str, group_path: str) -> list[Damage]:
 
 def _scan_array(group_path: str, path: str, array: zarr.Array,
                 chunks: list[tuple[int, ...]]) -> Iterator[Damage]:
-    attrs = dict(array.attrs)
+    rule = array.attrs.get(OWNER_ATTR)
+    writer = Writer.from_attrs(rule) if isinstance(rule, Mapping) else None
     for chunk in chunks:
         try:
             array.blocks[chunk]
         except Exception as exc:  # noqa: BLE001 - checksum, codec or truncation: all damage
-            level_shard = chunk_owner(path, attrs, chunk) or (None, None)
+            owner = chunk_owner(path, writer, chunk, _grid(array)) or (None, None)
             reason = " ".join(str(exc).split())[:80]
-            yield Damage(group_path, path, chunk, _region(array, chunk), *level_shard, reason)
+            yield Damage(group_path, path, chunk, _region(array, chunk), *owner, reason)
 
 
 def scan_store(url: str) -> list[Damage]:
@@ -154,7 +149,7 @@ def scan_store(url: str) -> list[Damage]:
         except ValueError:
             unreadable.append(node)
             continue
-        if meta.get("node_type") == "group" and "config" in meta.get("attributes", {}):
+        if meta.get("node_type") == "group" and "identity" in meta.get("attributes", {}):
             computations.append(node)
     damages = [Damage(node, "", None, None, None, None, "unreadable metadata")
                for node in unreadable
@@ -164,58 +159,65 @@ def scan_store(url: str) -> list[Damage]:
     return damages
 
 
-@dataclass(frozen=True)
-class Repair:
-    """What a repair removed and the work it put back: level -> shards, or every level."""
-
-    damages: tuple[Damage, ...]
-    pending: Mapping[int, frozenset[int]]
-
-    @property
-    def shards(self) -> int:
-        return sum(len(shards) for shards in self.pending.values())
-
-
-def remove_damage(url: str, plan: Plan) -> Repair:
-    """Driver only, under the lock, before ``LevelStore.prepare``: delete every damaged
-    object (prepare recreates lost arrays and coordinates) and say which shards rewrite it.
-    Writers are taken from the plan's array specs, so lost metadata loses nothing."""
-    fs, base, _ = _files(url, plan.group_path)
-    if not fs.exists(f"{base}/zarr.json"):
-        return Repair((), {})  # nothing stored yet, nothing to repair
-    damages = scan(url, plan.group_path)
-    arrays = _plan_arrays(plan)
+def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
+    """Driver only, under the lock, before the store is prepared: find every damaged object,
+    reopen the shards that write it, then delete it (preparing recreates lost arrays and
+    constants). Writers are taken from the plan, so lost metadata loses nothing."""
+    fs, base, _ = _files(store.url, plan.group_path)
+    damages = scan(store.url, plan.group_path)
+    arrays = _plan_arrays(store, plan)
     pending: dict[int, set[int]] = {}
+    constants = set()
+    for damage in damages:
+        lost = ([(damage.array, damage.chunk)] if damage.chunk is not None else
+                [(path, chunk) for path, (_, chunks) in arrays.items()
+                 if path == damage.array or path.startswith(f"{damage.array}/")
+                 for chunk in chunks])
+        for path, chunk in lost:
+            if path not in arrays:
+                continue  # not the plan's
+            spec = arrays[path][0]
+            if spec is not None and spec.constant is not None:
+                constants.add(path)  # the driver writes it again
+                continue
+            grid = tuple(-(-n // c) for n, c in zip(spec.shape, spec.chunks)) if spec else ()
+            owner = chunk_owner(path, spec.writer if spec else None, chunk, grid)
+            if owner is None:  # undeclared writer: every step, always correct
+                for index, shards in _plan_steps(store):
+                    pending.setdefault(index, set()).update(range(shards))
+                break
+            pending.setdefault(owner[0], set()).add(owner[1])
+    # Intent first: once the shards are pending, a kill anywhere below loses nothing.
+    store.reopen({step: sorted(shards) for step, shards in pending.items()
+                  if marker_path(step) in store.group})
+    if constants:
+        store.group.attrs["constants_done"] = sorted(
+            set(store.group.attrs.get("constants_done", [])) - constants)
     for damage in damages:
         target = f"{base}/{damage.array}"
         if damage.chunk is not None:
             target += "/c/" + "/".join(map(str, damage.chunk))
         if fs.exists(target):  # a damaged group's members went with it
             fs.rm(target, recursive=True)
-        lost = ([(damage.array, damage.chunk)] if damage.chunk is not None else
-                [(path, chunk) for path, (_, chunks) in arrays.items()
-                 if path == damage.array or path.startswith(f"{damage.array}/")
-                 for chunk in chunks])
-        for path, chunk in lost:
-            spec = arrays[path][0] if path in arrays else None
-            if path not in arrays or (spec is not None and spec.values is not None):
-                continue  # not the plan's, or constant data the driver writes again
-            owner = chunk_owner(path, dict(spec.attrs) if spec else {}, chunk)
-            if owner is None:  # undeclared writer: every level, always correct
-                for level in plan.levels:
-                    pending.setdefault(level.index, set()).update(range(level.shards))
-                break
-            pending.setdefault(owner[0], set()).add(owner[1])
-    return Repair(tuple(damages), {level: frozenset(shards)
-                                   for level, shards in sorted(pending.items())})
+    return damages
 
 
-def _plan_arrays(plan: Plan) -> dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]]:
+def _plan_steps(store: ComputationStore) -> list[tuple[int, int]]:
+    """(index, shards) of every step of the plan, later stages included once built."""
+    return [(step["index"], step["shards"]) for step in store.group.attrs.get("steps", [])]
+
+
+def _plan_arrays(store: ComputationStore, plan: Plan
+                 ) -> dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]]:
     """Every array the plan stores (markers included, without a spec) with its chunks."""
+    specs = [spec for stage in plan.stages if not isinstance(stage, LaterStage)
+             for spec in stage.arrays]
+    specs += [spec for stage in plan.stages if isinstance(stage, LaterStage)
+              for spec in (store.built_stage(stage.name) or ((), ()))[0]]
     arrays: dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]] = {
         spec.path: (spec, list(itertools.product(*(range(-(-n // c)) for n, c in
                                                    zip(spec.shape, spec.chunks)))))
-        for spec in plan.arrays}
-    for level in plan.levels:
-        arrays[marker_path(level.index)] = (None, [(shard,) for shard in range(level.shards)])
+        for spec in specs}
+    for index, shards in _plan_steps(store):
+        arrays[marker_path(index)] = (None, [(shard,) for shard in range(shards)])
     return arrays

@@ -1,6 +1,6 @@
-"""Executors run a level's pending shards: serially in-process, or fanned out over Dask.
+"""Executors run a step's pending shards: serially in-process, or fanned out over Dask.
 
-Both call the same ``run_shard``: solve (the plan's function writes the shard's region),
+Both call the same ``run_shard``: solve (the stage's function writes the shard's region),
 then set the shard's marker. The marker is written after the data, by the process that
 wrote the data, so a shard whose marker is set is complete whatever is killed later.
 """
@@ -11,22 +11,21 @@ import logging
 from typing import Any, Callable, Mapping, Protocol
 
 from subgame.clusters import ClusterProfile
-from subgame.plan import Level, Plan
-from subgame.storage import LevelStore
+from subgame.plan import ShardSolver, ShardTask
 
 ShardDone = Callable[[Mapping[str, Any]], None]
 
 
-def run_shard(url: str, plan: Plan, level_index: int, shard: int) -> dict[str, Any]:
-    metrics = plan.solve_shard(url, plan, level_index, shard)
-    LevelStore.open(url, plan.group_path, writable=True).mark_done(level_index, shard)
-    return {"shard": shard, **metrics}
+def run_shard(solve_shard: ShardSolver, task: ShardTask) -> dict[str, Any]:
+    metrics = solve_shard(task)
+    task.store().mark_done(task.step.index, task.shard)
+    return {"shard": task.shard, **metrics}
 
 
 class Executor(Protocol):
     name: str
 
-    def run_shards(self, url: str, plan: Plan, level: Level, shards: list[int],
+    def run_shards(self, solve_shard: ShardSolver, tasks: list[ShardTask],
                    on_done: ShardDone) -> list[dict[str, Any]]: ...
 
     def close(self) -> None: ...
@@ -37,10 +36,10 @@ class SerialExecutor:
 
     name = "serial"
 
-    def run_shards(self, url, plan, level, shards, on_done):
+    def run_shards(self, solve_shard, tasks, on_done):
         results = []
-        for shard in shards:
-            results.append(run_shard(url, plan, level.index, shard))
+        for task in tasks:
+            results.append(run_shard(solve_shard, task))
             on_done(results[-1])
         return results
 
@@ -59,18 +58,19 @@ class DaskExecutor:
         # Worker start/stop chatter would drown the progress bar; warnings still show.
         logging.getLogger("distributed").setLevel(logging.WARNING)
 
-    def run_shards(self, url, plan, level, shards, on_done):
+    def run_shards(self, solve_shard, tasks, on_done):
         from distributed import as_completed
 
         workers = sorted(self.client.scheduler_info()["workers"])
         futures = []
-        for shard in shards:
-            # Affinity keeps shard i on the same worker level after level, so the state the
-            # worker cached for shard i's previous level is reused instead of reloaded.
-            where = ({"workers": [workers[shard % len(workers)]], "allow_other_workers": True}
-                     if level.affinity and workers else {})
-            futures.append(self.client.submit(run_shard, url, plan, level.index, shard,
-                                              pure=False, **where))
+        for task in tasks:
+            # Affinity keeps shard i on the same worker step after step, so the state the
+            # worker cached for shard i's previous step is reused instead of reloaded.
+            where = ({"workers": [workers[task.shard % len(workers)]],
+                      "allow_other_workers": True}
+                     if task.step.affinity and workers else {})
+            futures.append(self.client.submit(run_shard, solve_shard, task, pure=False,
+                                              **where))
         results = []
         try:
             for future in as_completed(futures):

@@ -1,0 +1,168 @@
+"""The engine: run a computation's plan with an executor. No Prefect here.
+
+    refuse (bad store, clashing identity, live lock, bad cluster)   nothing written yet
+    -> lock -> repair (--repair) -> prepare the store (arrays, steps, markers)
+    -> for each stage, for each unfinished step: solve_step (pending shards -> executor)
+
+The Prefect flow (`subgame.flows.run`) calls `run_computation` with `solve_step` wrapped as
+a Prefect task; tests and embedders call it as it is.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from subgame.family import ComputationConfig
+from subgame.options import RunOptions
+from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
+from subgame.storage import ComputationStore, resolve_store
+from subgame.storage.integrity import repair_damage
+from subgame.storage.location import check_store_location
+from subgame.storage.lock import StoreLock
+from subgame.tasks.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
+
+
+@dataclass
+class RunReport:
+    computation: str
+    store: str
+    steps_computed: list[str] = field(default_factory=list)
+    steps_skipped: int = 0
+    shards_computed: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)  # damage found and reopened (--repair)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _sum_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Shard metrics summed over the step; those named max_* take the maximum."""
+    totals: dict[str, Any] = {}
+    for result in results:
+        for key, value in result.items():
+            if key != "shard" and isinstance(value, (int, float)):
+                combine = max if key.startswith("max_") else (lambda x, y: x + y)
+                totals[key] = combine(totals[key], value) if key in totals else value
+    return totals
+
+
+def solve_step(store: ComputationStore, config: Any, step: Step, solve_shard: ShardSolver,
+               executor: Executor, on_done: ShardDone) -> dict[str, Any]:
+    """Run a step's pending shards, then record the step as finished (driver only)."""
+    pending = store.pending_shards(step)
+    start = time.perf_counter()
+    results = executor.run_shards(
+        solve_shard, [ShardTask(store.url, store.group_path, config, step, shard)
+                      for shard in pending], on_done)
+    seconds = time.perf_counter() - start
+    store.finish_step(step, seconds, _sum_metrics(results))
+    return {"shards_computed": len(pending), "seconds": seconds}
+
+
+def make_executor(options: RunOptions) -> Executor:
+    if options.executor == "serial":
+        return SerialExecutor()
+    return DaskExecutor(options.cluster_profile())
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), disable=not enabled, transient=False)
+
+
+def refuse_early(config: ComputationConfig, options: RunOptions) -> tuple[str, ComputationConfig]:
+    """Every refusal a run can meet before it writes anything or starts a cluster: a bad
+    store location, a clashing identity, a live lock, an unusable cluster. Returns the store
+    URL and the configuration grown to the stored extent (a run never shrinks a store)."""
+    url = resolve_store(options.store)
+    check_store_location(url)
+    stored = ComputationStore.stored_attrs(url, config.group_path())
+    ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
+    StoreLock(url, config.group_path()).check()
+    if options.executor == "dask":
+        options.cluster_profile().probe()
+    return url, config if stored is None else config.covering(stored["extent"])
+
+
+def run_computation(config: ComputationConfig, options: RunOptions,
+                    solve_step: Callable[..., dict[str, Any]] = solve_step) -> RunReport:
+    """Solve every step of the computation that the store's markers do not show finished."""
+    url, config = refuse_early(config, options)
+    plan = config.plan()
+    report = RunReport(plan.group_path, url)
+    with ExitStack() as stack:
+        stack.enter_context(StoreLock(url, plan.group_path))
+        store = ComputationStore.create(url, plan.group_path, plan.family, config.identity(),
+                                        config.extent())
+        if options.repair:
+            report.repaired = [damage.describe() for damage in repair_damage(store, plan)]
+        prepare(store, plan)
+        executor: Executor | None = None
+        progress = stack.enter_context(_progress(options.progress))
+        known = store.group.attrs["steps"]  # a later stage adds its steps once built
+        bar = progress.add_task(f"{plan.group_path} steps", total=len(known),
+                                completed=sum(store.step_done(s["index"]) for s in known))
+        for stage, step in pending_steps(store, plan, report):
+            if executor is None:  # started only when there is work
+                executor = make_executor(options)
+                stack.callback(executor.close)
+            shards = progress.add_task(f"  {stage.name} {step.name} shards", total=step.shards,
+                                       completed=step.shards - len(store.pending_shards(step)))
+            result = solve_step(store, config, step, stage.solve_shard, executor,
+                                lambda _metrics, bar=shards: progress.advance(bar))
+            progress.remove_task(shards)
+            progress.advance(bar)
+            report.steps_computed.append(step.name)
+            report.shards_computed += result["shards_computed"]
+            report.seconds[step.name] = round(result["seconds"], 3)
+            if len(report.steps_computed) == options.max_steps:
+                break
+    return report
+
+
+def prepare(store: ComputationStore, plan: Plan) -> None:
+    """Driver only, under the lock: create or grow every array and step known up front. A
+    step whose extent grew is reopened, and stages built from earlier results are rebuilt."""
+    known = [stage for stage in plan.stages if isinstance(stage, Stage)]
+    later = [stage.name for stage in plan.stages if isinstance(stage, LaterStage)]
+    if store.steps_differ((stage.name, step) for stage in known for step in stage.steps):
+        store.discard_stages(later)  # before their step numbers are taken by new steps
+    for stage in known:
+        recreated = store.ensure_arrays(stage.arrays)
+        store.ensure_steps(stage.steps, stage.name)
+        if recreated:  # a grown extent changed their chunks: their writers again
+            writers = {spec.writer.step for spec in recreated}
+            store.reopen({step.index: range(step.shards) for step in stage.steps
+                          if step.index in writers or not all(isinstance(w, int)
+                                                              for w in writers)})
+            store.discard_stages(later)
+
+
+def pending_steps(store: ComputationStore, plan: Plan,
+                  report: RunReport) -> Iterator[tuple[Stage, Step]]:
+    """The unfinished steps in order. A later stage is built (and recorded) when every step
+    before it is finished; the loop stops at a later stage whose inputs are not ready."""
+    next_index = 0
+    for stage in plan.stages:
+        if isinstance(stage, LaterStage):
+            built = store.built_stage(stage.name)
+            if built is None:
+                if not all(store.step_done(i) for i in range(next_index)):
+                    return  # (only after --max-steps stopped the run early)
+                built = stage.build(store, plan.config, next_index)
+                store.ensure_arrays(built[0])
+                store.ensure_steps(built[1], stage.name)
+                store.record_stage(stage.name, *built)
+            stage = Stage(stage.name, stage.solve_shard, *built)
+        for step in stage.steps:
+            if store.step_done(step.index):
+                report.steps_skipped += 1
+            else:
+                yield stage, step
+        next_index += len(stage.steps)

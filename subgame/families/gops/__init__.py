@@ -1,0 +1,7 @@
+"""GOPS (Goofspiel), seed 001: every subgame f(V, Y, P) solved level by level.
+
+game/      the mathematics (patterns, decks, matrix games, the level kernel); no I/O
+plan.py    configuration and plan: one step per level j, deck-rank shards
+read.py    stored answers for any subgame and the first-move table
+commands   `query gops`, `plot gops`;  family.py: the registry's entry
+"""

@@ -1,0 +1,15 @@
+"""GOPS as the registry sees it: `run gops`, `query gops`, `plot gops`."""
+
+from subgame.families.gops import commands
+from subgame.families.gops.plan import FAMILY as NAME, GopsConfig
+from subgame.family import Family
+
+
+def upgrade(old: dict) -> GopsConfig:
+    levels = old["strategy_levels"]
+    strategies = "all" if levels == old["cards"] else "none" if levels == 0 else f"top:{levels}"
+    return GopsConfig(old["cards"], strategies, old["shard_states"])
+
+
+FAMILY = Family(NAME, GopsConfig, {"query": commands.query, "plot": commands.plot},
+                upgrade=upgrade, summary="Every GOPS subgame: values and optimal mixed bids.")

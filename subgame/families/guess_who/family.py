@@ -1,0 +1,15 @@
+"""Guess Who tables as the registry sees them: `run|query|plot|verify guess-who`."""
+
+from subgame.families.guess_who import commands
+from subgame.families.guess_who.plan import FAMILY as NAME, GuessWhoConfig
+from subgame.family import Family
+
+
+def upgrade(old: dict) -> GuessWhoConfig:
+    rules = old["rules"]
+    return GuessWhoConfig(old["max_n"], rules[0] if len(rules) == 1 else "both", old["band"])
+
+
+FAMILY = Family(NAME, GuessWhoConfig, {"query": commands.query, "plot": commands.plot,
+                                       "verify": commands.verify}, upgrade=upgrade,
+                summary="Exact Guess Who tables (O'Neill) with optimal move sets.")

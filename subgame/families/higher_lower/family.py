@@ -1,0 +1,19 @@
+"""Higher/lower as the registry sees it: `run|query|plot higher-lower`."""
+
+from subgame.families.higher_lower import commands
+from subgame.families.higher_lower.plan import (FAMILY as NAME, DeckConfig, DistinctConfig,
+                                                HigherLowerRun, computations)
+from subgame.family import ComputationConfig, Family
+
+
+def upgrade(old: dict) -> ComputationConfig:
+    if old.get("deck") == "distinct":
+        return DistinctConfig(old["max_n"], old["exact_max"], old["block"])
+    return DeckConfig(tuple(old["ranks"]), tuple(old["suits"]), tuple(old["ties"]),
+                      tuple(old["policies"]), old["games"], old["seed"])
+
+
+FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands.plot},
+                computations=computations, upgrade=upgrade,
+                summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
+                        "Monte Carlo.")

@@ -1,0 +1,103 @@
+"""Read stored higher/lower sweeps for queries and plots (no Prefect, no Dask)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import factorial
+from typing import Any
+
+import numpy as np
+
+from subgame.errors import NotComputed
+from subgame.families.higher_lower import game as hl
+from subgame.families.higher_lower.plan import FAMILY
+from subgame.storage import ComputationStore, find_computations
+from subgame.storage.encoding import decimal, from_hex
+
+
+
+def _distinct_sweep(url: str, need: int = 1) -> tuple[ComputationStore, int]:
+    best: tuple[ComputationStore, int] | None = None
+    for store in find_computations(url, FAMILY):
+        if store.identity.get("deck") == "distinct":
+            reached = store.reached("last_n")
+            if best is None or reached > best[1]:
+                best = (store, reached)
+    if best is None or best[1] == 0:
+        raise NotComputed(f"{url!r} holds no finished higher/lower sweep; run "
+                          "`subgame run higher-lower --max-n N` first")
+    if best[1] < need:
+        raise NotComputed(f"the stored sweep reaches n = {best[1]}; n = {need} is outside the "
+                          "stored range")
+    return best
+
+
+def _fraction(value: Fraction) -> str:
+    return f"{decimal(value.numerator)}/{decimal(value.denominator)}"
+
+
+def query_n(url: str, n: int) -> dict[str, Any]:
+    store, _ = _distinct_sweep(url, n)
+    row = {name: store.array(name)[n - 1].item()
+           for name in ("p_all", "log_p_all", "expected_streak", "ratio")}
+    exponent, mantissa = divmod(row["log_p_all"] / np.log(10), 1.0)
+    result = {"n": n, **row, "ratio": None if np.isnan(row["ratio"]) else row["ratio"],
+              "p_all_scientific": f"{10 ** mantissa:.15f}e{int(exponent)}",
+              "p_all_exact": None, "count": None, "expected_streak_exact": None}
+    if n <= store.config["exact_max"]:
+        count, streak = from_hex([store.array("count")[n - 1],
+                                  store.array("streak_count")[n - 1]])
+        result.update(count=decimal(count),
+                      p_all_exact=_fraction(Fraction(count, factorial(n))),
+                      expected_streak_exact=_fraction(Fraction(streak, factorial(n))))
+    return result
+
+
+def sweep(url: str) -> hl.FloatSweep:
+    """The stored float sweep for n >= 2 (where the ratio is defined)."""
+    store, reached = _distinct_sweep(url)
+    return hl.FloatSweep(np.arange(2, reached + 1),
+                         *(store.array(name)[1:reached] for name in (
+                             "p_all_mantissa", "p_all_exponent", "expected_streak", "ratio")))
+
+
+def asymptotics(url: str) -> dict[str, Any]:
+    table = sweep(url)
+    fits = hl.asymptotics(table)
+    return {"n_max": int(table.n[-1]),
+            "method": "least-squares fit in 1/n of order 3 (and 4 for the error) on the upper "
+                      "half of the sweep, even and odd n separately; error = largest spread",
+            **{name: {"limit": fit.limit, "error": fit.error} for name, fit in fits.items()},
+            "closed_form": {"ratio": hl.RATIO_LIMIT, "streak": hl.STREAK_LIMIT}}
+
+
+def query_deck(url: str, ranks: int, suits: int, ties: str, policy: str,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """Exact and Monte Carlo odds of one deck point, from every deck sweep that holds it."""
+    result: dict[str, Any] = {"ranks": ranks, "suits": suits, "ties": ties, "policy": policy,
+                              "exact": None, "monte_carlo": None}
+    shards: list[tuple[int, int]] = []
+    for store in find_computations(url, FAMILY):
+        if "ranks" not in store.identity:
+            continue
+        points = [(int(r), int(s), str(t), str(p)) for r, s, t, p in zip(
+            *(store.array(name)[:] for name in ("ranks", "suits", "ties", "policy")))]
+        if (ranks, suits, ties, policy) not in points:
+            continue
+        i = points.index((ranks, suits, ties, policy))
+        if store.step_done(0) and store.array("exact_wins")[i]:
+            wins, orders = from_hex([store.array("exact_wins")[i], store.array("exact_orders")[i]])
+            result["exact"] = {"p": _fraction(Fraction(wins, orders)), "p_float": wins / orders,
+                               "states": int(store.array("exact_states")[i])}
+        if "mc_wins" in store.group and store.step_done(1):
+            shards += [(int(w), int(g)) for w, g in zip(store.array("mc_wins")[i],
+                                                         store.array("mc_games")[i])]
+    if shards:
+        estimate = hl.combine(shards, confidence)
+        result["monte_carlo"] = {"p": estimate.p, "low": estimate.low, "high": estimate.high,
+                                 "confidence": estimate.confidence, "games": estimate.games,
+                                 "interval": "Wilson score"}
+    if result["exact"] is None and result["monte_carlo"] is None:
+        raise NotComputed(f"no finished deck sweep holds {ranks} ranks x {suits} suits, "
+                          f"ties={ties}, policy={policy}")
+    return result

@@ -1,0 +1,74 @@
+"""What a family gives the house: its run options, the computations they ask for, its verbs.
+
+A family lives in one folder, `subgame/families/<name>/`: its pure mathematics (`game/`,
+importable without Prefect, Dask or Zarr), its configuration and plan, its readers, figures
+and checks, and a `family.py` whose `FAMILY` is the one thing the registry
+(`subgame.families`) names. Everything else (CLI, flow, status, verify, deployments) is
+built from these descriptors.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from subgame.plan import Plan
+
+
+def as_json(value: Any) -> Any:
+    """Tuples as lists, as a stored attribute reads back."""
+    return json.loads(json.dumps(value))
+
+
+class ComputationConfig:
+    """Mixin for a frozen dataclass that configures one computation (one store group).
+
+    Its fields split into *identity* (a store must match it) and *extent* (``EXTENT``: a
+    later run may grow it, e.g. Guess Who's U, and then computes only what is new)."""
+
+    EXTENT: ClassVar[tuple[str, ...]] = ()
+
+    def constants(self) -> dict[str, Any]:
+        """Identity that no option sets (the kernel's version, the objective...)."""
+        return {}
+
+    def identity(self) -> dict[str, Any]:
+        return as_json({**{f.name: getattr(self, f.name) for f in fields(self)
+                           if f.name not in self.EXTENT}, **self.constants()})
+
+    def extent(self) -> dict[str, Any]:
+        return as_json({name: getattr(self, name) for name in self.EXTENT})
+
+    def covering(self, stored: Mapping[str, Any]):
+        """This configuration grown to cover a stored extent: a run never shrinks a store."""
+        return replace(self, **{name: max(getattr(self, name), stored[name])
+                                for name in self.EXTENT if name in stored})
+
+    def group_path(self) -> str:
+        raise NotImplementedError
+
+    def plan(self) -> "Plan":
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family, as the registry lists it.
+
+    ``options`` is the dataclass of the family's own `run` options (fields annotated with
+    ``typer.Option``); ``computations`` turns one instance into the computations it asks for
+    (most families: the options are the one computation's configuration). ``commands`` are
+    the family's other verbs (query, plot, verify), Typer command functions; ``tools`` are
+    commands of its own, `subgame <name> <tool>` (e.g. `subgame clue infer`). ``upgrade``
+    turns the configuration attributes of a group written by subgame 0.1 into today's
+    configuration (see `subgame upgrade`)."""
+
+    name: str
+    options: type
+    commands: Mapping[str, Callable[..., Any]]
+    computations: Callable[[Any], Sequence[ComputationConfig]] = lambda options: (options,)
+    tools: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    upgrade: Callable[[Mapping[str, Any]], ComputationConfig] | None = None
+    summary: str = ""

@@ -1,0 +1,55 @@
+"""The one Prefect flow: run a family's computations, one Prefect task per step.
+
+Deployments (deploy/prefect.yaml) and the CLI both call it with the family's name, its
+options as a mapping, and the typed run options.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any
+
+from prefect import flow
+
+from subgame import families
+from subgame.engine import run_computation
+from subgame.errors import InvalidInput, SubgameError
+from subgame.options import RunOptions
+from subgame.tasks.step import solve_step_task
+
+
+class _UserErrorsWithoutTraceback(logging.Filter):
+    """A flow run failed by the user's mistake (bad input, a clash, a live lock) logs the
+    message, not a traceback: the traceback would only bury the one line that matters."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], SubgameError):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+logging.getLogger("prefect.flow_runs").addFilter(_UserErrorsWithoutTraceback())
+
+
+def family_options(family: str, config: dict[str, Any]):
+    """The family's typed options from a mapping (a deployment's parameters, the CLI's)."""
+    chosen = families.get(family)
+    try:
+        return chosen.options(**config)
+    except TypeError as exc:  # an unknown or missing option
+        raise InvalidInput(f"{family}: {exc}") from None
+
+
+@flow(name="subgame-run", flow_run_name="{family}")
+def run_flow(family: str, config: dict[str, Any],
+             options: RunOptions = RunOptions()) -> list[dict[str, Any]]:
+    """Compute (or resume) every computation a family's options ask for."""
+    chosen = families.get(family)
+    return [run_computation(computation, options, solve_step_task).as_dict()
+            for computation in chosen.computations(family_options(family, config))]
+
+
+if __name__ == "__main__":  # python -m subgame.flows.run FAMILY '{"option": value, ...}'
+    run_flow(sys.argv[1], json.loads(sys.argv[2]))

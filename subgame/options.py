@@ -1,0 +1,61 @@
+"""The options every run takes, declared once: the CLI's `run` commands, the Prefect flow's
+parameter and the deployments' `options:` mapping all read this one typed object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Annotated, Optional
+
+import typer
+
+from subgame.clusters import ClusterProfile, resolve_profile
+from subgame.errors import InvalidInput
+
+EXECUTORS = ("dask", "serial")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Where a run stores its results and who computes them."""
+
+    store: Annotated[Optional[str], typer.Option(
+        "--store", help="Zarr store path or fsspec URL (default: $SUBGAME_STORE, else "
+                        "./subgame.zarr).")] = None
+    scheduler: Annotated[Optional[str], typer.Option(
+        "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
+                            "(default: start a local cluster).")] = None
+    workers: Annotated[Optional[int], typer.Option(
+        "--workers", min=1, help="Worker processes of the local cluster [default: one per "
+                                 "core].")] = None
+    cluster: Annotated[Optional[str], typer.Option(
+        "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
+                          "(bundled, see deploy/clusters) or a profile YAML file.")] = None
+    executor: Annotated[str, typer.Option(
+        "--executor", help="dask (default) or serial (in-process, for debugging).")] = "dask"
+    max_steps: Annotated[Optional[int], typer.Option(
+        "--max-steps", "--max-levels", min=1,
+        help="Stop after this many steps; run again to continue.")] = None
+    repair: Annotated[bool, typer.Option(
+        "--repair", help="First recompute the shards whose stored chunks fail their "
+                         "checksums (see `subgame verify --store`).")] = False
+    progress: bool = False  # progress bars (the CLI shows them unless --json)
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise InvalidInput(f"unknown executor {self.executor!r}; choose one of {EXECUTORS}")
+        for name in ("workers", "max_steps"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise InvalidInput(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+        if self.executor == "serial" and (self.cluster or self.scheduler):
+            raise InvalidInput("--cluster and --scheduler choose Dask workers; the serial "
+                               "executor computes in this process")
+        if self.executor == "dask":
+            self.cluster_profile()  # a bad profile fails here, before any store is touched
+
+    def cluster_profile(self) -> ClusterProfile:
+        return resolve_profile(self.cluster, self.scheduler, self.workers)
+
+
+# The options a user sets on the command line (``progress`` follows from --json).
+CLI_FIELDS = tuple(f.name for f in fields(RunOptions) if f.name != "progress")

@@ -1,0 +1,337 @@
+"""The Zarr layout of one computation and the truth about its progress.
+
+A computation is one group (``family/identity``) holding its arrays, one marker array per
+step (``_markers/<step>``, one chunk per shard so concurrent workers never share a chunk),
+and attributes written by the driver only:
+
+- ``format``: the layout version (2; stores of subgame 0.1 are converted by `subgame upgrade`);
+- ``family``, ``identity`` (what a store must match) and ``extent`` (what a later run may grow);
+- ``steps``: the plan's steps as stored; ``steps_done``: per finished step, its timings;
+- ``built_stages``: the arrays and steps of stages sized by earlier ones, once built;
+- ``constants_done``: the constant arrays whose data the driver has written.
+
+A shard is done when its marker is set; the marker is written after the shard's data, so a
+killed run leaves at worst a shard recomputed, never one skipped.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any, Iterable, Iterator, Mapping
+
+import fsspec
+import numpy as np
+import zarr
+
+from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
+from subgame.plan import ArraySpec, Step
+from subgame.storage.location import COMPRESSORS, open_root
+
+FORMAT = 2
+MARKERS = "_markers"
+OWNER_ATTR = "written_by"
+
+
+def marker_path(step_index: int) -> str:
+    return f"{MARKERS}/{step_index:05d}"
+
+
+def step_changed(stored: Mapping[str, Any], step: Step) -> bool:
+    """A step must be recomputed when what it covers changed (a grown extent)."""
+    return stored != step.to_attrs()
+
+
+class ComputationStore:
+    """A computation's group: arrays, markers and driver-written attributes."""
+
+    def __init__(self, url: str, group: zarr.Group, group_path: str):
+        self.url = url
+        self.group = group
+        self.group_path = group_path
+
+    # -- opening ------------------------------------------------------------------------
+    @classmethod
+    def open(cls, url: str, group_path: str, *, writable: bool = False) -> "ComputationStore":
+        """Open an existing computation (workers, queries); no configuration check."""
+        root = open_root(url, writable=writable)
+        try:
+            group = root[group_path]
+        except KeyError as exc:
+            raise NotComputed(f"{url!r} holds no computation {group_path!r}") from exc
+        check_format(url, group_path, group.attrs)
+        return cls(url, group, group_path)
+
+    @staticmethod
+    def stored_attrs(url: str, group_path: str) -> Mapping[str, Any] | None:
+        """The computation's attributes, or None when the store or group does not exist."""
+        try:
+            root = open_root(url, writable=False)
+        except NotComputed:
+            return None
+        if group_path not in root:
+            return None
+        attrs = root[group_path].attrs
+        check_format(url, group_path, attrs)
+        return dict(attrs)
+
+    @staticmethod
+    def check_identity(url: str, group_path: str, identity: Mapping[str, Any],
+                       stored: Mapping[str, Any] | None) -> None:
+        """Raise ConfigurationClash if the stored identity differs from the requested one."""
+        if stored is not None and dict(stored["identity"]) != dict(identity):
+            raise ConfigurationClash(_clash_message(url, group_path, dict(stored["identity"]),
+                                                    dict(identity)))
+
+    @classmethod
+    def create(cls, url: str, group_path: str, family: str, identity: Mapping[str, Any],
+               extent: Mapping[str, Any]) -> "ComputationStore":
+        """Driver only: open the computation, creating its group when absent, and record
+        the (possibly grown) extent."""
+        root = open_root(url, writable=True)
+        if group_path in root:
+            group = root[group_path]
+        else:
+            # One metadata write: a run killed here leaves no group without its identity.
+            group = root.create_group(group_path, attributes={
+                "format": FORMAT, "family": family, "identity": dict(identity),
+                "extent": dict(extent), "steps": [], "steps_done": {}})
+        group.attrs["extent"] = dict(extent)
+        return cls(url, group, group_path)
+
+    # -- arrays --------------------------------------------------------------------------
+    def ensure_arrays(self, specs: Iterable[ArraySpec]) -> list[ArraySpec]:
+        """Driver only: create every array (or grow it to a larger extent), then write the
+        constant data not yet written (or grown). Returns the shard-written arrays created
+        afresh because their chunks changed: what was in them is gone."""
+        written = set(self.group.attrs.get("constants_done", []))
+        pending, recreated = [], []
+        for spec in specs:
+            before = self.group[spec.path] if spec.path in self.group else None
+            if spec.writer is not None and before is not None and before.chunks != spec.chunks:
+                recreated.append(spec)
+            array = self._ensure_array(spec)
+            if spec.constant is not None and (spec.path not in written or before is None
+                                              or before.shape != spec.shape):
+                pending.append((array, spec))
+        for array, spec in pending:
+            array[...] = spec.constant()
+        if pending:
+            self.group.attrs["constants_done"] = sorted(written | {s.path for _, s in pending})
+        return recreated
+
+    def _ensure_array(self, spec: ArraySpec) -> zarr.Array:
+        attrs = {**spec.attrs, **({OWNER_ATTR: spec.writer.to_attrs()} if spec.writer else {})}
+        if spec.path in self.group:
+            array = self.group[spec.path]
+            if array.chunks != spec.chunks:
+                del self.group[spec.path]  # another layout: the caller reopens its writers
+            else:
+                if array.shape != spec.shape:
+                    array.resize(spec.shape)
+                if dict(array.attrs) != attrs:
+                    array.attrs.put(attrs)
+                return array
+        return self.group.create_array(
+            spec.path, shape=spec.shape, chunks=spec.chunks, dtype=spec.dtype,
+            fill_value=spec.fill_value, dimension_names=spec.dims,
+            compressors=COMPRESSORS, attributes=attrs)
+
+    def array(self, path: str) -> zarr.Array:
+        try:
+            return self.group[path]
+        except KeyError as exc:
+            raise NotComputed(f"{self.group_path} has no array {path!r}") from exc
+
+    def remove(self, path: str) -> None:
+        if path in self.group:
+            del self.group[path]
+
+    # -- steps and markers ---------------------------------------------------------------
+    def steps_differ(self, steps: Iterable[tuple[str, Step]]) -> bool:
+        """Whether any of these (stage, step) is new or differs from the stored one."""
+        stored = {entry["index"]: entry for entry in self.group.attrs.get("steps", [])}
+        return any(stored.get(step.index) != {**step.to_attrs(), "stage": stage}
+                   for stage, step in steps)
+
+    def ensure_steps(self, steps: Iterable[Step], stage: str) -> None:
+        """Driver only: record the stage's steps and their markers. A stored step that
+        differs (a grown extent changed what it covers) gets fresh markers and is no longer
+        finished."""
+        stored = {entry["index"]: entry for entry in self.group.attrs.get("steps", [])}
+        done = dict(self.group.attrs.get("steps_done", {}))
+        for step in steps:
+            record = {**step.to_attrs(), "stage": stage}
+            previous = stored.get(step.index)
+            if previous is not None and previous != record:
+                done.pop(str(step.index), None)
+                self.remove(marker_path(step.index))
+            stored[step.index] = record
+            if marker_path(step.index) not in self.group:
+                self.group.create_array(marker_path(step.index), shape=(step.shards,),
+                                        chunks=(1,), dtype="uint8", fill_value=0,
+                                        dimension_names=("shard",), compressors=COMPRESSORS)
+        self.group.attrs.update({"steps": [stored[i] for i in sorted(stored)],
+                                 "steps_done": done})
+
+    def pending_shards(self, step: Step) -> list[int]:
+        done = self.group[marker_path(step.index)][:]
+        return [int(i) for i in np.flatnonzero(done == 0)]
+
+    def mark_done(self, step_index: int, shard: int) -> None:
+        self.group[marker_path(step_index)][shard] = 1
+
+    def reopen(self, pending: Mapping[int, Iterable[int]]) -> None:
+        """Driver only: mark these shards pending again and their steps unfinished (a
+        repair); the normal resume then recomputes them."""
+        done = dict(self.group.attrs.get("steps_done", {}))
+        for step_index, shards in pending.items():
+            markers = self.group[marker_path(step_index)]
+            for shard in shards:
+                markers[shard] = 0
+            done.pop(str(step_index), None)
+        self.group.attrs["steps_done"] = done
+
+    def step_done(self, step_index: int) -> bool:
+        return str(step_index) in self.group.attrs.get("steps_done", {})
+
+    def finish_step(self, step: Step, seconds: float, metrics: dict[str, Any]) -> None:
+        """Driver only (attributes are read-modify-write): record a step as complete."""
+        done = dict(self.group.attrs.get("steps_done", {}))
+        # ``computed`` is what this run did (a resumed step counts only its pending shards).
+        done[str(step.index)] = {"seconds": round(seconds, 3), "finished_at": time.time(),
+                                 "computed": metrics}
+        self.group.attrs["steps_done"] = done
+
+    # -- later stages --------------------------------------------------------------------
+    def built_stage(self, name: str) -> tuple[tuple[ArraySpec, ...], tuple[Step, ...]] | None:
+        built = self.group.attrs.get("built_stages", {}).get(name)
+        if built is None:
+            return None
+        return (tuple(ArraySpec.from_attrs(a) for a in built["arrays"]),
+                tuple(Step.from_attrs(s) for s in built["steps"]))
+
+    def record_stage(self, name: str, arrays: Iterable[ArraySpec], steps: Iterable[Step]) -> None:
+        built = dict(self.group.attrs.get("built_stages", {}))
+        built[name] = {"arrays": [a.to_attrs() for a in arrays],
+                       "steps": [s.to_attrs() for s in steps]}
+        self.group.attrs["built_stages"] = built
+
+    def discard_stages(self, names: Iterable[str]) -> None:
+        """Forget built later stages (an earlier stage was reopened): their arrays, markers
+        and records go, and the next run builds them again from the new results."""
+        built = dict(self.group.attrs.get("built_stages", {}))
+        names = [name for name in names if name in built]
+        if not names:
+            return
+        steps = list(self.group.attrs.get("steps", []))
+        done = dict(self.group.attrs.get("steps_done", {}))
+        for name in names:
+            record = built.pop(name)
+            for array in record["arrays"]:
+                self.remove(array["path"])
+            for step in record["steps"]:
+                self.remove(marker_path(step["index"]))
+                done.pop(str(step["index"]), None)
+            steps = [s for s in steps if s.get("stage") != name]
+        self.group.attrs.update({"built_stages": built, "steps": steps, "steps_done": done})
+
+    # -- reading progress ----------------------------------------------------------------
+    @property
+    def identity(self) -> dict[str, Any]:
+        return dict(self.group.attrs["identity"])
+
+    @property
+    def extent(self) -> dict[str, Any]:
+        return dict(self.group.attrs.get("extent", {}))
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Identity and extent together: everything the computation was asked for."""
+        return {**self.identity, **self.extent}
+
+    def reached(self, key: str) -> int:
+        """The step information ``key`` (e.g. the last table level of a band) of the last
+        step in the unbroken run of finished steps from the first; 0 if none finished.
+        Reads attributes only, so queries stay cheap however large the store is."""
+        done, reached = self.group.attrs.get("steps_done", {}), 0
+        for step in self.group.attrs.get("steps", []):
+            if str(step["index"]) not in done:
+                break
+            reached = step["info"][key]
+        return reached
+
+    def status(self) -> dict[str, Any]:
+        """Per step: shards done of total, whether finished, its stored information."""
+        attrs = self.group.attrs
+        done = attrs.get("steps_done", {})
+        by_step = self._bytes_by_step()
+        steps = []
+        for step in attrs.get("steps", []):
+            markers = self.group[marker_path(step["index"])][:]
+            steps.append({"index": step["index"], "name": step["name"], "stage": step["stage"],
+                          "shards": step["shards"], **step["info"],
+                          "shards_done": int(markers.sum()),
+                          "finished": str(step["index"]) in done,
+                          **done.get(str(step["index"]), {})})
+            if step["index"] in by_step:
+                steps[-1]["bytes_on_disk"] = by_step[step["index"]]
+        return {"computation": self.group_path, "family": attrs.get("family"),
+                "identity": self.identity, "extent": self.extent, "steps": steps,
+                "steps_finished": sum(step["finished"] for step in steps),
+                "steps_total": len(steps), "bytes_on_disk": self.bytes_on_disk()}
+
+    def _bytes_by_step(self) -> dict[int, int]:
+        """Stored bytes of the arrays written by one step alone (a constant writer step)."""
+        sizes: dict[int, int] = {}
+        for path, member in self.group.members(max_depth=None):
+            owner = member.attrs.get(OWNER_ATTR) if isinstance(member, zarr.Array) else None
+            if owner is not None and isinstance(owner["step"], int):
+                sizes[owner["step"]] = sizes.get(owner["step"], 0) + self.bytes_on_disk(path)
+        return sizes
+
+    def bytes_on_disk(self, prefix: str = "") -> int:
+        """Stored bytes under this computation (or under ``prefix`` inside it)."""
+        fs, root = fsspec.core.url_to_fs(self.url)
+        path = f"{root.rstrip('/')}/{self.group_path}/{prefix}".rstrip("/")
+        try:
+            return int(fs.du(path))
+        except FileNotFoundError:
+            return 0
+
+
+def check_format(url: str, group_path: str, attrs: Mapping[str, Any]) -> None:
+    if attrs.get("format") != FORMAT:
+        raise InvalidInput(f"{group_path} in {url!r} was written by subgame 0.1; convert it "
+                           f"in place (nothing is recomputed) with `subgame upgrade --store "
+                           f"{url}`")
+
+
+def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str:
+    differ = [f"{key}: stored {stored.get(key)!r}, requested {wanted.get(key)!r}"
+              for key in sorted(set(stored) | set(wanted)) if stored.get(key) != wanted.get(key)]
+    return (f"{url!r} already holds {group_path} with a different configuration "
+            f"({'; '.join(differ)}); use another --store or the stored options")
+
+
+def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
+    """Every computation group in a store (groups carrying an identity or, written by
+    subgame 0.1, a config), whatever its format."""
+    root = open_root(url, writable=False)
+    with warnings.catch_warnings():
+        # A live run's lock file sits among the arrays; it is ours, not a stray object.
+        warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
+        members = list(root.members(max_depth=None))
+    for path, member in members:
+        if isinstance(member, zarr.Group) and ("identity" in member.attrs
+                                               or "config" in member.attrs):
+            yield path, member
+
+
+def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:
+    """Every computation in a store (of one family, if given)."""
+    for path, group in computation_groups(url):
+        if family is not None and group.attrs.get("family") != family:
+            continue
+        check_format(url, path, group.attrs)
+        yield ComputationStore(url, group, path)

@@ -1,0 +1,74 @@
+"""The toy's configuration, plan and shard solvers."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from subgame.family import ComputationConfig
+from subgame.plan import ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage, Step, Writer
+from subgame.storage import ComputationStore
+
+WIDTH = 8  # states per shard
+
+
+@dataclass(frozen=True)
+class ToyConfig(ComputationConfig):
+    """Partial sums level by level, then the distinct residues of the last level."""
+
+    EXTENT = ("levels",)
+
+    levels: Annotated[int, typer.Option("--levels", help="Levels of partial sums.")] = 4
+    shards: Annotated[int, typer.Option("--shards", help="Shards per level.")] = 3
+    modulus: Annotated[int, typer.Option("--modulus", help="Residues of the last level.")] = 7
+    delay: Annotated[float, typer.Option("--delay", help="Seconds each shard sleeps.")] = 0.0
+
+    def group_path(self) -> str:
+        return f"toy/S{self.shards}-M{self.modulus}"
+
+    def plan(self) -> Plan:
+        return toy_plan(self)
+
+
+def solve_sums_shard(task: ShardTask) -> dict:
+    time.sleep(task.config.delay)
+    values = task.store().array("values")
+    k, region = task.step.index, slice(task.shard * WIDTH, (task.shard + 1) * WIDTH)
+    previous = values[k - 1, region] if k else 0
+    values[k, region] = previous + np.arange(region.start, region.stop) * (k + 1)
+    return {"states": WIDTH}
+
+
+def residues(store: ComputationStore, config: ToyConfig) -> np.ndarray:
+    return np.unique(store.array("values")[config.levels - 1] % config.modulus)
+
+
+def build_distinct(store: ComputationStore, config: ToyConfig, first_step: int):
+    count = len(residues(store, config))
+    arrays = (ArraySpec("distinct", (count,), (WIDTH,), "int64", ("residue",),
+                        writer=Writer(step=first_step, shard=ChunkMax((0,)))),)
+    return arrays, (Step(first_step, "distinct", -(-count // WIDTH), info={"count": count}),)
+
+
+def solve_distinct_shard(task: ShardTask) -> dict:
+    store = task.store()
+    region = slice(task.shard * WIDTH, (task.shard + 1) * WIDTH)
+    store.array("distinct")[region] = residues(store, task.config)[region]
+    return {"residues": len(residues(store, task.config)[region])}
+
+
+def toy_plan(config: ToyConfig) -> Plan:
+    arrays = (ArraySpec("values", (config.levels, config.shards * WIDTH), (1, WIDTH), "int64",
+                        ("level", "state"), writer=Writer(ChunkMax((0,)), ChunkMax((1,)))),)
+    steps = tuple(Step(k, f"k={k}", config.shards) for k in range(config.levels))
+    return Plan("toy", config, (Stage("sums", solve_sums_shard, arrays, steps),
+                                LaterStage("distinct", solve_distinct_shard, build_distinct)))
+
+
+def expected(levels: int = 4, shards: int = 3) -> np.ndarray:
+    k = np.arange(levels)[:, None]
+    return np.arange(shards * WIDTH)[None, :] * (k + 1) * (k + 2) // 2
