@@ -14,6 +14,7 @@ REGISTRY = {
     "guess-who": "subgame.families.guess_who.family",
     "gops": "subgame.families.gops.family",
     "higher-lower": "subgame.families.higher_lower.family",
+    "clue": "subgame.families.clue.family",
 }
 PLUGINS_ENV = "SUBGAME_FAMILIES"
 

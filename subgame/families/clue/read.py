@@ -1,0 +1,100 @@
+"""Read stored Clue tournaments for queries and plots (no Prefect, no Dask).
+
+Only aggregated tournaments answer: a store whose aggregate step is not finished (a run
+stopped early, or grown and not yet re-aggregated) is "not computed" until it is rerun.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from subgame.errors import InvalidInput, NotComputed
+from subgame.families.clue.plan import FAMILY
+from subgame.storage import ComputationStore, find_computations
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """One aggregated tournament: its grid points, strategies and per-point tables."""
+
+    store: ComputationStore
+    lineup: str
+    seed: int
+    points: list[tuple[int, int, int]]
+    strategies: list[str]
+
+    def table(self, name: str) -> np.ndarray:
+        return self.store.array(name)[...]
+
+
+def _aggregated(store: ComputationStore) -> bool:
+    built = store.built_stage("aggregate")
+    return built is not None and all(store.step_done(step.index) for step in built[1])
+
+
+def tournaments(url: str, lineup: str | None = None, seed: int | None = None) -> list[Tournament]:
+    """Every aggregated tournament in the store, optionally of one line-up and seed."""
+    found = []
+    for store in find_computations(url, FAMILY):
+        identity = store.identity
+        if ((lineup is not None and identity["lineup"] != lineup)
+                or (seed is not None and identity["seed"] != seed) or not _aggregated(store)):
+            continue
+        points = list(zip(*(store.array(f"point_{axis}")[:].tolist()
+                            for axis in ("players", "per_player", "hidden"))))
+        found.append(Tournament(store, identity["lineup"], identity["seed"], points,
+                                store.array("strategy")[:].tolist()))
+    if not found:
+        raise NotComputed(f"{url!r} holds no finished clue tournament"
+                          f"{' with that line-up and seed' if lineup or seed is not None else ''}"
+                          "; run `subgame run clue ...` first")
+    return found
+
+
+def only(found: list[Tournament], what: str) -> Tournament:
+    if len(found) > 1:
+        names = "; ".join(f"--lineup {t.lineup} --seed {t.seed}" for t in found)
+        raise InvalidInput(f"several tournaments hold {what} ({names}); choose one with "
+                           "--lineup and --seed")
+    return found[0]
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def leaderboard(url: str, players: int, per_player: int, hidden: int,
+                lineup: str | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The tables of one grid point: games played, and per strategy its rank counts
+    (rank 1..p), sole first places, correct and wrong guesses, mean round of a guess and
+    mean lead of a correct guess over the next correct guesser (None where undefined)."""
+    point = (players, per_player, hidden)
+    holding = [t for t in tournaments(url, lineup, seed) if point in t.points]
+    if not holding:
+        raise NotComputed(f"no finished clue tournament holds p={players}, k={per_player}, "
+                          f"h={hidden}")
+    chosen = only(holding, f"p={players}, k={per_player}, h={hidden}")
+    i, store = chosen.points.index(point), chosen.store
+    row = {name: store.array(name)[i] for name in (
+        "rank_counts", "first_places", "correct_guesses", "wrong_guesses", "guesses",
+        "first_share", "wrong_rate", "mean_guess_round", "mean_lead")}
+    seat_games = row["rank_counts"].sum(axis=1)
+    return {"players": players, "per_player": per_player, "hidden": hidden,
+            "cards": players * per_player + hidden, "lineup": chosen.lineup,
+            "seed": chosen.seed, "computation": store.group_path,
+            "games": int(store.array("games")[i]),
+            "strategies": {name: {
+                "seat_games": int(seat_games[s]),
+                "ranks": row["rank_counts"][s, :players].tolist(),
+                "first": int(row["first_places"][s]),
+                "first_share": _number(row["first_share"][s]),
+                "correct": int(row["correct_guesses"][s]),
+                "wrong": int(row["wrong_guesses"][s]),
+                "wrong_rate": _number(row["wrong_rate"][s]),
+                "mean_guess_round": _number(row["mean_guess_round"][s]),
+                "mean_lead": _number(row["mean_lead"][s])}
+                for s, name in enumerate(chosen.strategies)}}
