@@ -20,7 +20,7 @@ try:  # recent Typer vendors click; older Typer uses click itself
 except ImportError:  # pragma: no cover
     from click import UsageError  # noqa: E402
 
-from subgame import families  # noqa: E402
+from subgame import families, watchdog  # noqa: E402
 from subgame.commands import serve, status, upgrade, verify_store  # noqa: E402
 from subgame.commands.common import JsonOption, console, emit, user_errors  # noqa: E402
 from subgame.errors import SubgameError  # noqa: E402
@@ -103,7 +103,10 @@ def build_app() -> typer.Typer:
 
 def main() -> None:
     """The console script: a usage error (an unknown option, a value of the wrong type) is
-    one line on stderr, as every other refusal is."""
+    one line on stderr, as every other refusal is. Verbs that start servers or workers leave
+    none behind, however the process ends (`subgame.watchdog`)."""
+    if sys.argv[1:2] in (["run"], ["serve"]):
+        watchdog.guard()
     try:
         status_code = build_app()(standalone_mode=False)
     except SubgameError as exc:  # the app itself cannot be built (a broken plugin family)

@@ -44,8 +44,7 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
                 table.add_column(LABELS.get(column, column.replace("_", " ")), justify="right",
                                  no_wrap=True)
             for step in comp["steps"]:
-                state = "done" if step["finished"] else (
-                    "partial" if step["shards_done"] else "pending")
+                state = step["state"]
                 seconds, computed = step.get("seconds"), step.get("computed", {})
                 row = [step["name"], f"{step['shards_done']}/{step['shards']}", state,
                        f"{seconds:.3g}" if seconds else ""]

@@ -59,6 +59,8 @@ class ComputationStore:
             group = root[group_path]
         except KeyError as exc:
             raise NotComputed(f"{url!r} holds no computation {group_path!r}") from exc
+        except ValueError as exc:
+            raise _unreadable(url, group_path) from exc
         check_format(url, group_path, group.attrs)
         return cls(url, group, group_path)
 
@@ -69,9 +71,12 @@ class ComputationStore:
             root = open_root(url, writable=False)
         except NotComputed:
             return None
-        if group_path not in root:
-            return None
-        attrs = root[group_path].attrs
+        try:
+            if group_path not in root:
+                return None
+            attrs = root[group_path].attrs
+        except ValueError as exc:
+            raise _unreadable(url, group_path) from exc
         check_format(url, group_path, attrs)
         return dict(attrs)
 
@@ -268,12 +273,16 @@ class ComputationStore:
         by_step = self._bytes_by_step()
         steps = []
         for step in attrs.get("steps", []):
-            markers = self.group[marker_path(step["index"])][:]
+            path = marker_path(step["index"])
+            # A run preparing the store records its steps before it makes their markers.
+            shards_done = int(self.group[path][:].sum()) if path in self.group else None
+            finished = str(step["index"]) in done
+            state = ("done" if finished else "preparing" if shards_done is None
+                     else "partial" if shards_done else "pending")
             steps.append({"index": step["index"], "name": step["name"], "stage": step["stage"],
                           "shards": step["shards"], **step["info"],
-                          "shards_done": int(markers.sum()),
-                          "finished": str(step["index"]) in done,
-                          **done.get(str(step["index"]), {})})
+                          "shards_done": shards_done or 0, "state": state,
+                          "finished": finished, **done.get(str(step["index"]), {})})
             if step["index"] in by_step:
                 steps[-1]["bytes_on_disk"] = by_step[step["index"]]
         return {"computation": self.group_path, "family": attrs.get("family"),
@@ -307,6 +316,12 @@ def check_format(url: str, group_path: str, attrs: Mapping[str, Any]) -> None:
                            f"{url}`")
 
 
+def _unreadable(url: str, path: str) -> InvalidInput:
+    return InvalidInput(f"the metadata of {path or 'the store root'} in {url!r} cannot be read: "
+                        "a run may be writing it now, or it is damaged (`subgame verify "
+                        "--store` tells which)")
+
+
 def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str:
     differ = [f"{key}: stored {stored.get(key)!r}, requested {wanted.get(key)!r}"
               for key in sorted(set(stored) | set(wanted)) if stored.get(key) != wanted.get(key)]
@@ -321,7 +336,10 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
     with warnings.catch_warnings():
         # A live run's lock file sits among the arrays; it is ours, not a stray object.
         warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
-        members = list(root.members(max_depth=None))
+        try:
+            members = list(root.members(max_depth=None))
+        except ValueError as exc:  # some group's or array's metadata
+            raise _unreadable(url, "") from exc
     for path, member in members:
         if isinstance(member, zarr.Group) and ("identity" in member.attrs
                                                or "config" in member.attrs):

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
+import signal
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Mapping
 
 import fsspec
+import numpy as np
 import zarr
 
 from subgame.errors import InvalidInput, NotComputed
@@ -35,6 +38,13 @@ from subgame.plan import ArraySpec, LaterStage, Plan, Writer
 from subgame.storage.computation import MARKERS, OWNER_ATTR, ComputationStore, marker_path
 from subgame.storage.location import open_root
 _MARKER = re.compile(rf"^{MARKERS}/(\d+)$")
+FAILPOINT_ENV = "SUBGAME_FAILPOINT"
+
+
+def failpoint(name: str) -> None:
+    """Tests kill the process here: $SUBGAME_FAILPOINT names the point."""
+    if os.environ.get(FAILPOINT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 _CHUNK = re.compile(r"^(?P<array>.+)/c/(?P<index>\d+(?:/\d+)*)$")
 
 
@@ -98,14 +108,9 @@ def scan(url: str, group_path: str) -> list[Damage]:
     except (ValueError, KeyError) as exc:  # the computation's own metadata
         raise InvalidInput(f"the metadata of {group_path} in {url!r} is unreadable ({exc}); "
                            "recompute it into a new store") from None
-    fs, _, files = _files(url, group_path)
-    chunks: dict[str, list[tuple[int, ...]]] = {}
-    for name in files:
-        found = _CHUNK.match(name)
-        if found:
-            index = tuple(int(i) for i in found["index"].split("/"))
-            chunks.setdefault(found["array"], []).append(index)
-    damages = []
+    _, _, files = _files(url, group_path)
+    chunks = stored_chunks(files)
+    damages, arrays = [], {}
     for name in files:
         if not name.endswith("/zarr.json"):
             continue
@@ -117,7 +122,71 @@ def scan(url: str, group_path: str) -> list[Damage]:
                                   f"unreadable metadata ({type(exc).__name__})"))
             continue
         if isinstance(node, zarr.Array):
+            arrays[path] = node
             damages += _scan_array(group_path, path, node, chunks.get(path, []))
+    return damages + missing_chunks(group, group_path, arrays, chunks)
+
+
+def stored_chunks(files: list[str]) -> dict[str, list[tuple[int, ...]]]:
+    """Array path -> indices of its stored chunks, from a computation's file names."""
+    chunks: dict[str, list[tuple[int, ...]]] = {}
+    for name in files:
+        found = _CHUNK.match(name)
+        if found:
+            index = tuple(int(i) for i in found["index"].split("/"))
+            chunks.setdefault(found["array"], []).append(index)
+    return chunks
+
+
+def fill_missing_chunks(url: str, group_path: str) -> int:
+    """Write the fill value into every chunk a finished shard owns but never stored (a
+    store written before every chunk was stored, as subgame 0.1 did); returns how many."""
+    group = open_root(url, writable=True)[group_path]
+    arrays = {path: member for path, member in group.members(max_depth=None)
+              if isinstance(member, zarr.Array)}
+    missing = missing_chunks(group, group_path, arrays,
+                             stored_chunks(_files(url, group_path)[2]))
+    for damage in missing:
+        array = group[damage.array]
+        array[tuple(slice(a, b) for a, b in damage.region)] = array.fill_value
+    return len(missing)
+
+
+def missing_chunks(group: zarr.Group, group_path: str, arrays: Mapping[str, zarr.Array],
+                   stored: Mapping[str, list[tuple[int, ...]]]) -> list[Damage]:
+    """Chunks that a finished shard wrote (its marker is set) and markers of a finished
+    step that are not in the store. Every written chunk is stored (write_empty_chunks), so
+    each is damage: deleted, or lost with its disk."""
+    markers: dict[int, np.ndarray] = {}
+
+    def finished(step: int, shard: int) -> bool:
+        if step not in markers:
+            try:
+                markers[step] = group[marker_path(step)][:]
+            except Exception:  # noqa: BLE001 - absent or damaged: reported on its own
+                markers[step] = np.zeros(0, dtype="uint8")
+        return shard < len(markers[step]) and bool(markers[step][shard])
+
+    damages = []
+    for path, member in arrays.items():
+        rule = member.attrs.get(OWNER_ATTR)
+        if not isinstance(rule, Mapping):
+            continue
+        writer, grid, present = Writer.from_attrs(rule), _grid(member), set(stored.get(path, []))
+        for chunk in itertools.product(*map(range, grid)):
+            if chunk not in present:
+                step, shard = writer.owner(chunk, grid)
+                if finished(step, shard):
+                    damages.append(Damage(group_path, path, chunk, _region(member, chunk),
+                                          step, shard, "missing chunk of a finished shard"))
+    done = group.attrs.get("steps_done", {})
+    for step in group.attrs.get("steps", []):
+        path = marker_path(step["index"])
+        if str(step["index"]) in done:
+            present = set(stored.get(path, []))
+            damages += [Damage(group_path, path, (shard,), ((shard, shard + 1),), step["index"],
+                               shard, "missing marker of a finished step")
+                        for shard in range(step["shards"]) if (shard,) not in present]
     return damages
 
 
@@ -187,9 +256,11 @@ def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
                     pending.setdefault(index, set()).update(range(shards))
                 break
             pending.setdefault(owner[0], set()).add(owner[1])
+    failpoint("repair:scanned")
     # Intent first: once the shards are pending, a kill anywhere below loses nothing.
     store.reopen({step: sorted(shards) for step, shards in pending.items()
                   if marker_path(step) in store.group})
+    failpoint("repair:reopened")
     if constants:
         store.group.attrs["constants_done"] = sorted(
             set(store.group.attrs.get("constants_done", [])) - constants)
@@ -199,6 +270,7 @@ def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
             target += "/c/" + "/".join(map(str, damage.chunk))
         if fs.exists(target):  # a damaged group's members went with it
             fs.rm(target, recursive=True)
+            failpoint("repair:deleted-one")
     return damages
 
 

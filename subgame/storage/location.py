@@ -16,6 +16,9 @@ STORE_ENV = "SUBGAME_STORE"
 # Zstd for size; crc32c last, over the compressed bytes, so that a corrupted chunk fails
 # its checksum on read instead of decoding into silently wrong numbers.
 COMPRESSORS = (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec())
+# Every chunk a shard writes is stored, fill values included, so a chunk that a finished
+# shard wrote and that is missing now is damage `subgame verify` can see.
+zarr.config.set({"array.write_empty_chunks": True})
 
 
 def resolve_store(url: str | None) -> str:

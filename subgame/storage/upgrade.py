@@ -4,7 +4,8 @@ Nothing is recomputed: the arrays and markers stay where they are (steps keep th
 0.1 gave its levels). The group moves to the path its configuration names today (a family
 whose extent may grow no longer names the extent in the path), and its attributes are
 rewritten: identity and extent instead of ``config``, ``steps``/``steps_done`` instead of
-``levels``/``levels_done``, typed writers on the arrays. The move comes first, so a kill
+``levels``/``levels_done``, typed writers on the arrays; and the chunks 0.1 left unstored
+because they held only fill values are stored. The move comes first, so a kill
 between the two leaves a 0.1 group that the next `subgame upgrade` converts.
 """
 
@@ -18,6 +19,7 @@ from subgame.errors import InvalidInput
 from subgame.family import ComputationConfig
 from subgame.plan import LaterStage
 from subgame.storage.computation import FORMAT, OWNER_ATTR
+from subgame.storage.integrity import fill_missing_chunks
 from subgame.storage.location import open_root
 from subgame.storage.lock import StoreLock
 
@@ -59,4 +61,7 @@ def upgrade_group(url: str, old_path: str, config: ComputationConfig) -> str:
             "constants_done": sorted(spec.path for spec in specs
                                      if spec.constant is not None and spec.path in group)}
         group.attrs.put(attrs)
+        # 0.1 did not store chunks holding only fill values; store them now, so that a
+        # missing chunk means damage from here on.
+        fill_missing_chunks(url, new_path)
     return new_path

@@ -254,10 +254,13 @@ def deck_plan(config: DeckConfig) -> Plan:
 
 def solve_exact_shard(task: ShardTask) -> dict[str, Any]:
     ranks, suits, ties, policy = task.config.points[task.shard]
-    if not exact_feasible(ranks, suits):
+    store, point = task.store(), task.shard
+    if not exact_feasible(ranks, suits):  # its chunks hold the fill values, written
+        for name, fill in (("exact_wins", ""), ("exact_orders", ""), ("exact_p", np.nan),
+                           ("exact_states", 0)):
+            store.array(name)[point] = fill
         return {"exact_points": 0}
     solution = hl.solve(ranks, suits, ties, policy)
-    store, point = task.store(), task.shard
     store.array("exact_wins")[point] = format(solution.wins, "x")
     store.array("exact_orders")[point] = format(solution.orders, "x")
     store.array("exact_p")[point] = float(solution.p)
