@@ -90,6 +90,13 @@ def progress(url: str, group_path: str) -> Progress:
     return Progress(done, pending, True)
 
 
+def one_line_refusal(result, message: str) -> None:
+    """A CLI refusal: exit 2 and one line, "error: ..." naming ``message``."""
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+
+
 def wait_for(condition: Callable[[], bool], timeout: float = 60, every: float = 0.005) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

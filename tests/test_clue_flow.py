@@ -16,7 +16,8 @@ from subgame.families.clue.game import merge, simulate_batch
 from subgame.families.clue.plan import BATCH_GAMES, ClueConfig
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
-from tests.ops_helpers import finish, progress, subgame, subprocess_env, wait_for
+from tests.ops_helpers import (finish, one_line_refusal, progress, subgame, subprocess_env,
+                               wait_for)
 from tests.store_compare import assert_stores_equal, tree_snapshot
 from tests.test_clue_inference import brute_force
 
@@ -162,11 +163,6 @@ def test_infer_matches_brute_force(tmp_path):
     table = infer(tmp_path, VIEW)
     assert table.exit_code == 0 and f"{deals} consistent deals" in table.output
 
-
-def one_line_refusal(result, message: str) -> None:
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert result.exit_code == 2, result.output
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
 
 
 @pytest.mark.parametrize("view, message", [

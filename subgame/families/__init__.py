@@ -15,6 +15,7 @@ REGISTRY = {
     "gops": "subgame.families.gops.family",
     "higher-lower": "subgame.families.higher_lower.family",
     "clue": "subgame.families.clue.family",
+    "guess-who-board": "subgame.families.guess_who_board.family",
 }
 PLUGINS_ENV = "SUBGAME_FAMILIES"
 

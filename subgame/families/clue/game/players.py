@@ -170,11 +170,11 @@ class ConditionalPlayer(PaddedCorePlayer):
         return known if len(known) == self.view.hidden else super().guess_cards()
 
 
-class HistoryPlayer(PaddedCorePlayer):
-    """Guesses the most-asked cards at round ``factor`` * core bound (or when certain)."""
+class MinesHistory:
+    """Mixin: counts how often anyone asked about each card, and is ready to guess from
+    round ``factor`` * core bound on."""
 
-    def __init__(self, factor: Fraction):
-        self.factor, self.name = factor, f"history-{factor}"
+    factor: Fraction
 
     def start(self, view: View) -> None:
         super().start(view)
@@ -185,12 +185,19 @@ class HistoryPlayer(PaddedCorePlayer):
             self.asked[list(event.cards)] += 1
         super().observe(event)
 
+    def ready(self, round: int) -> bool:
+        return super().ready(round) or round >= self.factor * self.view.core_bound
+
+
+class HistoryPlayer(MinesHistory, PaddedCorePlayer):
+    """Guesses the most-asked cards at round ``factor`` * core bound (or when certain)."""
+
+    def __init__(self, factor: Fraction):
+        self.factor, self.name = factor, f"history-{factor}"
+
     def learn(self, event: Interrogation) -> None:
         if not event.shown:
             self.table.lacks(event.target, event.cards)
-
-    def ready(self, round: int) -> bool:
-        return super().ready(round) or round >= self.factor * self.view.core_bound
 
     def guess_cards(self) -> list[int]:
         if super().ready(0):
@@ -201,21 +208,9 @@ class HistoryPlayer(PaddedCorePlayer):
         return sorted(sorted(cards, key=lambda c: (-self.asked[c], c))[: self.view.hidden])
 
 
-class Group2Player(ConditionalPlayer):
+class Group2Player(MinesHistory, ConditionalPlayer):
     name = "group2"
     factor = Fraction(2, 3)
-
-    def start(self, view: View) -> None:
-        super().start(view)
-        self.asked = np.zeros(view.cards + 1, dtype=np.int64)
-
-    def observe(self, event) -> None:
-        if isinstance(event, Interrogation):
-            self.asked[list(event.cards)] += 1
-        super().observe(event)
-
-    def ready(self, round: int) -> bool:
-        return super().ready(round) or round >= self.factor * self.view.core_bound
 
     def guess_cards(self) -> list[int]:
         known = self.table.known_hidden()

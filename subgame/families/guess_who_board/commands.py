@@ -1,0 +1,101 @@
+"""`subgame query|plot|verify guess-who-board`: each names its computation with the run's
+own board options (--board, --max-literals, --rules, --max-sets)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional, get_type_hints
+
+import typer
+from rich.table import Table
+
+from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.families.guess_who_board import read as stored
+from subgame.families.guess_who_board.plan import CLASSIC, DEFAULT_MAX_SETS, BoardConfig
+from subgame.storage import resolve_store
+
+_RUN_OPTIONS = get_type_hints(BoardConfig, include_extras=True)
+BoardOption, LiteralsOption = _RUN_OPTIONS["board"], _RUN_OPTIONS["max_literals"]
+RulesOption, MaxSetsOption = _RUN_OPTIONS["rules"], _RUN_OPTIONS["max_sets"]
+
+
+def _config(board: str, max_literals: int, rules: str, max_sets: int) -> BoardConfig:
+    return BoardConfig(board=board, max_literals=max_literals, rules=rules, max_sets=max_sets)
+
+
+@user_errors
+def query(standing: Annotated[Optional[str], typer.Option(
+              "--standing", help="The mover's standing characters, comma-separated "
+                                 "(default: the full board).")] = None,
+          opponent_standing: Annotated[Optional[str], typer.Option(
+              "--opponent-standing", help="The opponent's standing characters "
+                                          "(default: the full board).")] = None,
+          board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
+          rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+          store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Exact win probability of the mover at (S, T), its optimal questions, the
+    closest-to-half question and the policies' values (default: the first move)."""
+    result = stored.query_pair(resolve_store(store), _config(board, max_literals, rules,
+                                                             max_sets),
+                               standing, opponent_standing)
+
+    def render(r: dict) -> None:
+        table = Table(title=f"{r['board']} board, d = {r['max_literals']}, {r['rules']} rules: "
+                            f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}")
+        table.add_column("quantity")
+        table.add_column("value")
+        table.add_row("p (mover wins)", f"{r['p']} = {r['p_float']:.6f}")
+        table.add_row("optimal questions", "\n".join(map(str, r["optimal_questions"])) or "-")
+        table.add_row("final guess optimal", str(r["final_guess_optimal"]))
+        table.add_row("closest to half", str(r["closest_to_half"]))
+        for policy, values in r["policies"].items():
+            table.add_row(f"{policy}: moves vs optimal / optimal moves vs it / self-play",
+                          f"{values['vs_optimal']} / {values['optimal_vs']} / "
+                          f"{values['vs_self']} (loss {values['loss_vs_optimal']})")
+        console.print(table)
+
+    emit(result, as_json, render)
+
+
+@user_errors
+def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+         board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
+         rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+         store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Heatmaps of the real board's p(S, T) minus O'Neill's idealised p(|S|, |T|): the mean,
+    the least and the largest over the reachable pairs of each pair of sizes."""
+    from subgame.plotting import heatmap
+
+    config = _config(board, max_literals, rules, max_sets)
+    grid = stored.size_grid(resolve_store(store), config)
+    edge = grid["size"] + 0.5
+    board = config.group_path().split("/", 1)[1]
+    name = f"guess_who_board_{board}"
+    written = [heatmap(grid[kind] - grid["idealised"],
+                       title=f"{board}: {kind} p(S, T) - p_idealised(|S|, |T|)",
+                       xlabel="|T| (waiting player's characters)",
+                       ylabel="|S| (moving player's characters)", colorbar="difference",
+                       path=f"{out}/{name}_{kind}.png", extent=(0.5, edge, 0.5, edge),
+                       diverging=True)
+               for kind in ("mean", "min", "max")]
+    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+
+
+@user_errors
+def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
+           rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+           sample: Annotated[int, typer.Option(
+               "--sample", min=1, help="Pairs checked on boards of more than "
+                                       f"{stored.VERIFY_ALL_UP_TO} characters.")] = 2000,
+           store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Check the stored values against a plain recursion over sets of names: every pair on
+    a small board, a random sample (one step over stored children) on a larger one.
+
+    Exits with status 1 on any mismatch."""
+    result = stored.verify_values(resolve_store(store),
+                                  _config(board, max_literals, rules, max_sets), sample)
+    emit(result, as_json, lambda r: console.print(
+        f"{r['computation']}: {r['method']}: {r['pairs_checked']} pairs, "
+        f"{r['mismatches']} mismatches" + (f", e.g. {r['examples'][0]}" if r["examples"]
+                                           else ""), soft_wrap=True))
+    if result["mismatches"]:
+        raise typer.Exit(1)
