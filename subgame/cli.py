@@ -7,8 +7,9 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+import urllib.request
 from dataclasses import MISSING, asdict, fields
-from typing import Any, get_type_hints
+from typing import Annotated, Any, get_type_hints
 
 # No network here or on many clusters: Prefect's telemetry would only log failures.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -20,13 +21,14 @@ try:  # recent Typer vendors click; older Typer uses click itself
 except ImportError:  # pragma: no cover
     from click import UsageError  # noqa: E402
 
-from subgame import families, watchdog  # noqa: E402
+from subgame import __version__, families, watchdog  # noqa: E402
 from subgame.commands import serve, status, upgrade, verify_store  # noqa: E402
 from subgame.commands.common import JsonOption, console, emit, user_errors  # noqa: E402
 from subgame.errors import SubgameError  # noqa: E402
 from subgame.family import Family, as_json  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
 
+LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
 VERBS = {"query": "Read stored results; needs no cluster.", "plot": "Draw figures from a store.",
          "verify": "Check stored results against theory."}
 
@@ -41,13 +43,35 @@ def _parameters(cls: type, names: tuple[str, ...] | None = None) -> list[inspect
 
 
 def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dict[str, Any]]:
-    """The run path: refuse what can be refused before Prefect starts, then the flow."""
-    from subgame.engine import refuse_early
+    """The run path: a store that already holds everything answers at once, without
+    Prefect or Dask; otherwise refuse what can be refused before Prefect starts, then the
+    flow."""
+    from subgame.engine import already_complete, refuse_early
+
+    computations = family.computations(options)
+    done = [already_complete(computation, run_options) for computation in computations]
+    if all(done):
+        return [report.as_dict() for report in done]
+    for computation in computations:
+        refuse_early(computation, run_options)
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
     from subgame.flows.run import run_flow
 
-    for computation in family.computations(options):
-        refuse_early(computation, run_options)
-    return run_flow(family.name, as_json(asdict(options)), run_options)
+    # A Prefect server already running here (`prefect server start`, `subgame serve`'s)
+    # spares the run a temporary one, whose start-up costs seconds.
+    server = None if PREFECT_API_URL.value() else running_local_server()
+    with temporary_settings({PREFECT_API_URL: server} if server else {}):
+        return run_flow(family.name, as_json(asdict(options)), run_options)
+
+
+def running_local_server(url: str = LOCAL_PREFECT_API) -> str | None:
+    """The API URL of a Prefect server answering on this machine's default port, if any."""
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=0.3) as answer:
+            return url if answer.status == 200 else None
+    except OSError:
+        return None
 
 
 def run_command(family: Family):
@@ -76,10 +100,22 @@ def run_command(family: Family):
     return user_errors(run)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"subgame {__version__}")
+        raise typer.Exit()
+
+
 def build_app() -> typer.Typer:
     app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                       help="Exact solutions of small games, level by level, kept in a Zarr "
                            "store.")
+
+    @app.callback()
+    def version(_: Annotated[bool, typer.Option(
+            "--version", callback=_print_version, is_eager=True,
+            help="Print the version and exit.")] = False) -> None:
+        """Exact solutions of small games, level by level, kept in a Zarr store."""
     run_app = typer.Typer(no_args_is_help=True, help="Compute (or resume) a family's steps.")
     app.add_typer(run_app, name="run")
     verb_apps = {verb: typer.Typer(no_args_is_help=True, help=text) for verb, text in VERBS.items()}

@@ -90,6 +90,22 @@ def refuse_early(config: ComputationConfig, options: RunOptions) -> tuple[str, C
     return url, config if stored is None else config.covering(stored["extent"])
 
 
+def already_complete(config: ComputationConfig, options: RunOptions) -> RunReport | None:
+    """The report of a run with nothing to do, read from attributes alone (no plan, no
+    lock, no Prefect, no Dask), or None when there may be work: the store holds this
+    identity, covers this extent, and its last run ended with every step finished."""
+    if options.repair:
+        return None
+    url = resolve_store(options.store)
+    stored = ComputationStore.stored_attrs(url, config.group_path())
+    if stored is None or not stored.get("complete"):
+        return None
+    ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
+    if config.covering(stored["extent"]).extent() != stored["extent"]:
+        return None  # a larger extent: there is new work
+    return RunReport(config.group_path(), url, steps_skipped=len(stored["steps"]))
+
+
 def run_computation(config: ComputationConfig, options: RunOptions,
                     solve_step: Callable[..., dict[str, Any]] = solve_step) -> RunReport:
     """Solve every step of the computation that the store's markers do not show finished."""
@@ -100,6 +116,7 @@ def run_computation(config: ComputationConfig, options: RunOptions,
         stack.enter_context(StoreLock(url, plan.group_path))
         store = ComputationStore.create(url, plan.group_path, plan.family, config.identity(),
                                         config.extent())
+        store.group.attrs["complete"] = False  # until every step of every stage is done
         if options.repair:
             report.repaired = [damage.describe() for damage in repair_damage(store, plan)]
         prepare(store, plan)
@@ -109,12 +126,18 @@ def run_computation(config: ComputationConfig, options: RunOptions,
         bar = progress.add_task(f"{plan.group_path} steps", total=len(known),
                                 completed=sum(store.step_done(s["index"]) for s in known))
         for stage, step in pending_steps(store, plan, report):
-            if executor is None:  # started only when there is work
-                executor = make_executor(options)
-                stack.callback(executor.close)
+            pending = len(store.pending_shards(step))
+            if pending <= 1 and options.executor == "dask" and \
+                    options.cluster_profile().kind == "local":
+                chosen: Executor = SerialExecutor()  # a cluster would only add start-up
+            else:
+                if executor is None:  # started for the first step with work to share
+                    executor = make_executor(options)
+                    stack.callback(executor.close)
+                chosen = executor
             shards = progress.add_task(f"  {stage.name} {step.name} shards", total=step.shards,
-                                       completed=step.shards - len(store.pending_shards(step)))
-            result = solve_step(store, config, step, stage.solve_shard, executor,
+                                       completed=step.shards - pending)
+            result = solve_step(store, config, step, stage.solve_shard, chosen,
                                 lambda _metrics, bar=shards: progress.advance(bar))
             progress.remove_task(shards)
             progress.advance(bar)
@@ -123,6 +146,9 @@ def run_computation(config: ComputationConfig, options: RunOptions,
             report.seconds[step.name] = round(result["seconds"], 3)
             if len(report.steps_computed) == options.max_steps:
                 break
+        else:
+            store.group.attrs["complete"] = all(
+                store.step_done(step["index"]) for step in store.group.attrs["steps"])
     return report
 
 
