@@ -20,7 +20,7 @@ from subgame.families.guess_who_board.game.policies import (
     OPPONENTS, closest_to_half_moves, evaluate_policy, most_balanced_trait_moves,
     policy_pairs)
 from subgame.families.guess_who_board.game.reachable import (
-    NAMED, identifiable_characters, reachable_sets)
+    NAMED, count_reachable, identifiable_characters, reachable_sets)
 from subgame.families.guess_who_board.game.solve import PairIndex, solve_all, solve_pairs
 
 
@@ -500,3 +500,11 @@ def test_optimal_questions_are_reported_as_descriptions():
 def test_solver_errors(call, message):
     with pytest.raises(InvalidInput, match=message):
         call()
+
+
+@pytest.mark.parametrize("max_literals", [1, 2, None])
+def test_the_bitmap_count_agrees_with_the_enumeration(max_literals):
+    assert count_reachable(SMALL_BOARD, max_literals) == \
+        len(reachable_sets(SMALL_BOARD, max_literals).masks)
+    if max_literals == 1:
+        assert count_reachable(classic_characters(), 1) == 7064

@@ -248,24 +248,32 @@ def _check_board(characters: Sequence[Character]) -> None:
                            "them apart")
 
 
+MAX_COUNTED_CHARACTERS = 30
+
+
 def count_reachable(characters: Sequence[Character], max_literals: int | None,
-                    batch: int = 4096) -> int:
+                    batch: int = 8192) -> int:
     """How many sets are reachable under the official rules, without their moves: the same
-    closure as reachable_sets, breadth-first over numpy arrays of masks, so boards and
-    question limits far beyond what the solver fits can be counted (the classic board at
-    d = 2 in seconds)."""
+    closure as reachable_sets, breadth-first, with a bitmap of the 2^n subsets as the seen
+    set (2^n bytes: boards of up to MAX_COUNTED_CHARACTERS characters), so question limits
+    far beyond what the solver fits can be counted (the classic board at d = 2 or 3)."""
+    n = len(characters)
+    if n > MAX_COUNTED_CHARACTERS:
+        raise InvalidInput(f"counting reachable sets needs a 2^n-byte bitmap: at most "
+                           f"{MAX_COUNTED_CHARACTERS} characters, the board has {n}")
     questions = question_sets(characters, max_literals)
-    full = (1 << len(characters)) - 1
-    seen = np.array([full], np.int64)
-    frontier = seen
+    seen = np.zeros(1 << n, dtype=bool)
+    frontier = np.array([(1 << n) - 1], np.int64)
+    seen[frontier] = True
     while len(frontier):
-        found = []
+        fresh = []
         for start in range(0, len(frontier), batch):
             standing = frontier[start:start + batch, None]
             inside = standing & questions[None, :]
             split = (inside != 0) & (inside != standing)
-            found.append(np.unique(np.concatenate((inside[split], (standing ^ inside)[split]))))
-        fresh = np.unique(np.concatenate(found)) if found else frontier[:0]
-        frontier = np.setdiff1d(fresh, seen, assume_unique=True)
-        seen = np.union1d(seen, frontier)
-    return len(seen)
+            children = np.concatenate((inside[split], (standing ^ inside)[split]))
+            children = np.unique(children[~seen[children]])
+            seen[children] = True
+            fresh.append(children)
+        frontier = np.concatenate(fresh)
+    return int(seen.sum())
