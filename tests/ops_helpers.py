@@ -97,6 +97,19 @@ def one_line_refusal(result, message: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
 
 
+def kill_after_steps(args: tuple[str, ...], env: dict[str, str], store: str, group: str,
+                     steps: int) -> Progress:
+    """Start `subgame *args`, SIGKILL it once ``steps`` steps are recorded finished, and
+    return the store's progress as the kill left it."""
+    run = subgame(*args, env=env)
+    wait_for(lambda: len(progress(store, group).finished) >= steps or run.poll() is not None,
+             timeout=120, every=0.002)
+    assert run.poll() is None, "the run ended before the kill point"
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    return progress(store, group)
+
+
 def wait_for(condition: Callable[[], bool], timeout: float = 60, every: float = 0.005) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

@@ -5,7 +5,6 @@ SIGKILL, grown with more games; queries against the kernel run directly; the tab
 from __future__ import annotations
 
 import json
-import signal
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from subgame.families.clue.game import merge, simulate_batch
 from subgame.families.clue.plan import BATCH_GAMES, ClueConfig
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
-from tests.ops_helpers import (finish, one_line_refusal, progress, subgame, subprocess_env,
-                               wait_for)
+from tests.ops_helpers import (finish, kill_after_steps, one_line_refusal, subgame,
+                               subprocess_env)
 from tests.store_compare import assert_stores_equal, tree_snapshot
 from tests.test_clue_inference import brute_force
 
@@ -63,13 +62,8 @@ def test_stopped_run_resumes_to_the_same_store(tmp_path, reference):
 
 def test_killed_cli_run_resumes_to_the_same_store(tmp_path, reference):
     store, env = str(tmp_path / "s.zarr"), subprocess_env(tmp_path)
-    run = subgame(*RUN_ARGS, "--store", store, "--executor", "serial", "--json", env=env)
-    wait_for(lambda: len(progress(store, GROUP).finished) >= 1 or run.poll() is not None,
-             timeout=120, every=0.002)
-    assert run.poll() is None, "the run ended before the kill point"
-    run.send_signal(signal.SIGKILL)
-    run.wait()
-    seen = progress(store, GROUP)
+    seen = kill_after_steps((*RUN_ARGS, "--store", store, "--executor", "serial", "--json"),
+                            env, store, GROUP, 1)
     assert 1 <= len(seen.finished) < BATCHES
     code, reports, err = finish(subgame(*RUN_ARGS, "--store", store, "--executor", "serial",
                                         "--json", env=env))

@@ -5,7 +5,6 @@ and after SIGKILL, a repaired chunk, the query, and refusals that leave the stor
 from __future__ import annotations
 
 import json
-import signal
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, product
@@ -20,8 +19,8 @@ from subgame.families.guess_who_board.tables import level_path, stored_family
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from subgame.storage import ComputationStore
-from tests.ops_helpers import (corrupt_chunk, finish, one_line_refusal, progress, subgame,
-                               subprocess_env, wait_for)
+from tests.ops_helpers import (corrupt_chunk, finish, kill_after_steps, one_line_refusal,
+                               subgame, subprocess_env)
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
 BOARD = """name,hat,glasses,beard,hair
@@ -157,13 +156,7 @@ def test_killed_run_resumes_to_the_same_store(tmp_path, reference, board):
     group = BoardConfig(board=board, shard_pairs=SHARD_PAIRS).group_path()
     args = ("run", "guess-who-board", "--board", board, "--shard-pairs", str(SHARD_PAIRS),
             "--store", store, "--executor", "serial", "--json")
-    run = subgame(*args, env=env)
-    wait_for(lambda: len(progress(store, group).finished) >= 8 or run.poll() is not None,
-             timeout=120, every=0.002)
-    assert run.poll() is None, "the run ended before the kill point"
-    run.send_signal(signal.SIGKILL)
-    run.wait()
-    seen = progress(store, group)
+    seen = kill_after_steps(args, env, store, group, 8)
     code, (report,), err = finish(subgame(*args, env=env))
     assert code == 0, err
     assert report["steps_skipped"] == len(seen.finished)

@@ -22,7 +22,7 @@ from subgame.plan import ShardTask
 from subgame.storage import ComputationStore
 from subgame.storage.lock import StoreLock
 from tests.store_compare import assert_stores_equal
-from tests.toy_family.plan import ToyConfig, WIDTH, expected, solve_sums_shard
+from tests.toy_family.plan import ToyConfig, expected, solve_sums_shard
 
 TOY = ToyConfig()
 
