@@ -1,8 +1,13 @@
 """Independent GOPS for small N: the paper's recursion over explicit card sets, with every
-matrix game solved by scipy's HiGHS.  No patterns, no antisymmetry, no ranks, no shortcuts.
+matrix game solved by scipy's HiGHS.  No patterns, no antisymmetry, no ranks, no shortcuts
+(no saturation either).
 
-    f(V, Y, P) = mean over P_k in P of val(X),
-    X[i, l]    = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
+points:  f(V, Y, P)    = mean over P_k in P of val(X),  f = 0 at P = {}
+         X[i, l]       = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
+win:     f(V, Y, P, d) = mean over P_k in P of val(X),  f = sign(d) at P = {}
+         X[i, l]       = f(V - V_i, Y - Y_l, P - P_k, d + sign(V_i - Y_l) P_k)
+
+The functions take ``diff=None`` for points and the difference d so far for win.
 """
 
 from __future__ import annotations
@@ -33,10 +38,13 @@ def sign(a: int, b: int) -> int:
     return (a > b) - (a < b)
 
 
-def payoff(v: tuple, y: tuple, p: tuple, prize: int) -> np.ndarray:
+def payoff(v: tuple, y: tuple, p: tuple, prize: int, diff: int | None = None) -> np.ndarray:
     """X for upcard ``prize``: rows are V ascending, columns Y ascending."""
     rest = tuple(c for c in p if c != prize)
-    return np.array([[sign(a, b) * prize + value(drop(v, a), drop(y, b), rest)
+    if diff is None:
+        return np.array([[sign(a, b) * prize + value(drop(v, a), drop(y, b), rest)
+                          for b in y] for a in v])
+    return np.array([[value(drop(v, a), drop(y, b), rest, diff + sign(a, b) * prize)
                       for b in y] for a in v])
 
 
@@ -45,13 +53,15 @@ def drop(hand: tuple, card: int) -> tuple:
 
 
 @lru_cache(maxsize=None)
-def upcard_values(v: tuple, y: tuple, p: tuple) -> tuple[float, ...]:
-    """f_k(V, Y, P) for the upcards of P in ascending order (hands as sorted tuples)."""
-    return tuple(highs_game(payoff(v, y, p, prize))[0] for prize in p)
+def upcard_values(v: tuple, y: tuple, p: tuple, diff: int | None = None) -> tuple[float, ...]:
+    """f_k for the upcards of P in ascending order (hands as sorted tuples)."""
+    return tuple(highs_game(payoff(v, y, p, prize, diff))[0] for prize in p)
 
 
-def value(v: tuple, y: tuple, p: tuple) -> float:
-    return float(np.mean(upcard_values(v, y, p))) if p else 0.0
+def value(v: tuple, y: tuple, p: tuple, diff: int | None = None) -> float:
+    if p:
+        return float(np.mean(upcard_values(v, y, p, diff)))
+    return 0.0 if diff is None else float(sign(diff, 0))
 
 
 def all_states(n_cards: int):
@@ -63,3 +73,22 @@ def all_states(n_cards: int):
             for y in hands:
                 for p in hands:
                     yield v, y, p
+
+
+def reachable_diffs(n_cards: int, p: tuple) -> range:
+    """The differences d a state with prizes P left can have: |d| <= the points played."""
+    played = n_cards * (n_cards + 1) // 2 - sum(p)
+    return range(-played, played + 1)
+
+
+# Strategies are stored as float32: each probability within 6e-8 of the computed one.
+STORED_TOLERANCE = 1e-6
+
+
+def guarantees(bids: dict, payoff: np.ndarray, value: float, rows: tuple, player: int) -> bool:
+    """A stored mixed bid is optimal iff it secures the value against every pure reply."""
+    x = np.array([bids[str(c)] for c in rows])
+    slack = STORED_TOLERANCE * max(1.0, np.abs(payoff).max())
+    if player == 1:
+        return bool(np.all(x @ payoff >= value - slack))
+    return bool(np.all(payoff @ x <= value + slack))

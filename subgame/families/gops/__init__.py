@@ -3,5 +3,6 @@
 game/      the mathematics (patterns, decks, matrix games, the level kernel); no I/O
 plan.py    configuration and plan: one step per level j, deck-rank shards
 read.py    stored answers for any subgame and the first-move table
-commands   `query gops`, `plot gops`;  family.py: the registry's entry
+commands   `query gops`, `plot gops`, tools `gops evaluate`, `gops play` (play.py);
+           family.py: the registry's entry
 """

@@ -10,10 +10,11 @@ from rich.table import Table
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
 from subgame.errors import InvalidInput
 from subgame.families.gops import read as stored
-from subgame.families.gops.plan import CardsOption
+from subgame.families.gops.plan import CardsOption, ObjectiveOption
 from subgame.storage import resolve_store
 
-
+DiffOption = Annotated[int, typer.Option(
+    "--diff", help="Win objective: points so far, player one minus player two.")]
 
 def parse_cards(option: str, text: str) -> list[int]:
     """'1,5,9' -> [1, 5, 9]; anything else is a clear error."""
@@ -32,21 +33,24 @@ def query(cards: CardsOption,
           upcard: Annotated[Optional[int], typer.Option("--upcard", help="Only this upcard.")] = None,
           first_move: Annotated[bool, typer.Option(
               "--first-move", help="The opening strategy table (upcard x bid).")] = False,
+          objective: ObjectiveOption = "points", diff: DiffOption = 0,
           store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Value, per-upcard values and both players' mixed bids of any subgame (V, Y, P)."""
+    """Value, per-upcard values and both players' mixed bids of any subgame (V, Y, P),
+    under win also of the points so far (--diff)."""
     url = resolve_store(store)
     if first_move:
-        result = stored.first_move(url, cards)
+        result = stored.first_move(url, cards, objective)
         emit(result, as_json, _render_first_move)
         return
     if hand is None or opponent is None or prizes is None:
         raise InvalidInput("give --hand, --opponent and --prizes (or --first-move)")
     result = stored.query_state(url, cards, parse_cards("--hand", hand),
                                 parse_cards("--opponent", opponent),
-                                parse_cards("--prizes", prizes), upcard)
+                                parse_cards("--prizes", prizes), upcard, objective, diff)
 
     def render(r: dict) -> None:
-        console.print(f"f(V={r['hand']}, Y={r['opponent']}, P={r['prizes']}) = "
+        d = f", d={r['diff']}" if "diff" in r else ""
+        console.print(f"f(V={r['hand']}, Y={r['opponent']}, P={r['prizes']}{d}) = "
                       f"{r['value']:.12g}  (tolerance {r['tolerance']:g})")
         for k, value in r["upcard_values"].items():
             console.print(f"  upcard {k}: f_k = {value:.12g}")
@@ -59,7 +63,9 @@ def query(cards: CardsOption,
 
 
 def _render_first_move(r: dict) -> None:
-    table = Table(title=f"GOPS N={r['cards']}: opening bid probabilities (value {r['value']:.3g})")
+    objective = r.get("objective", "points")
+    table = Table(title=f"GOPS N={r['cards']} ({objective}): opening bid probabilities "
+                        f"(value {r['value']:.3g})")
     table.add_column("upcard")
     for bid in r["bids"]:
         table.add_column(str(bid))
@@ -71,15 +77,61 @@ def _render_first_move(r: dict) -> None:
 @user_errors
 def plot(cards: CardsOption,
          out: Annotated[str, typer.Option("--out", help="Folder for the PNG file.")] = "figures",
+         objective: ObjectiveOption = "points",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmap of the opening strategy (upcard x bid): the paper's parity effect shows."""
     import numpy as np
 
     from subgame.plotting import heatmap
 
-    table = stored.first_move(resolve_store(store), cards)
-    path = heatmap(np.array(table["probability"]), title=f"GOPS N={cards}: first-move bids",
+    table = stored.first_move(resolve_store(store), cards, objective)
+    suffix = "" if objective == "points" else f"_{objective}"
+    path = heatmap(np.array(table["probability"]),
+                   title=f"GOPS N={cards} ({objective}): first-move bids",
                    xlabel="bid", ylabel="upcard", colorbar="probability",
-                   path=f"{out}/gops_N{cards}_first_move.png",
+                   path=f"{out}/gops_N{cards}{suffix}_first_move.png",
                    xticks=table["bids"], yticks=table["upcards"])
     emit({"files": [path]}, as_json, lambda r: console.print(r["files"][0]))
+
+
+@user_errors
+def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
+             policy: Annotated[Optional[list[str]], typer.Option(
+                 "--policy", help="match, random, upcard+1, greedy-rank, optimal-points, "
+                                  "optimal-win (repeat; default: all)")] = None,
+             store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Policies of player one evaluated exactly against the stored optimal player two:
+    expected points, P(win/tie/lose), exploitability (a best response's gain)."""
+    from subgame.families.gops.game.evaluate import POLICIES
+
+    result = stored.evaluate_policies(resolve_store(store), cards, objective,
+                                      list(policy or POLICIES))
+
+    def render(r: dict) -> None:
+        table = Table(title=f"GOPS N={r['cards']}: policies against the {r['objective']}-"
+                            f"optimal player two (exploitability in {r['exploitability_in']})")
+        for column in ("policy", "E[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
+            table.add_column(column)
+        for row in r["policies"]:
+            table.add_row(row["policy"], f"{row['expected_points']:+.4f}",
+                          *(f"{row[key]:.4f}" for key in ("p_win", "p_tie", "p_lose")),
+                          f"{row['exploitability']:.4f}")
+        console.print(table)
+
+    emit(result, as_json, render)
+
+
+@user_errors
+def play(cards: CardsOption, objective: ObjectiveOption = "points",
+         seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the prizes and "
+                                                     "the machine's bids.")] = None,
+         store: StoreOption = None) -> None:
+    """Play against the stored optimal strategy: one bid per line on stdin."""
+    import sys
+
+    from subgame.families.gops.plan import check_objective
+    from subgame.families.gops.play import play_game
+
+    check_objective(objective)
+    play_game(resolve_store(store), cards, objective, seed, sys.stdin,
+              lambda text: console.print(text, highlight=False, soft_wrap=True))

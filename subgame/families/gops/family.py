@@ -1,4 +1,5 @@
-"""GOPS as the registry sees it: `run gops`, `query gops`, `plot gops`."""
+"""GOPS as the registry sees it: `run gops`, `query gops`, `plot gops`, and its tools
+`subgame gops evaluate` (policies evaluated exactly) and `subgame gops play`."""
 
 from subgame.families.gops import commands
 from subgame.families.gops.plan import FAMILY as NAME, GopsConfig
@@ -12,4 +13,5 @@ def upgrade(old: dict) -> GopsConfig:
 
 
 FAMILY = Family(NAME, GopsConfig, {"query": commands.query, "plot": commands.plot},
+                tools={"evaluate": commands.evaluate, "play": commands.play},
                 upgrade=upgrade, summary="Every GOPS subgame: values and optimal mixed bids.")

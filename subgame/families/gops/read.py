@@ -8,28 +8,53 @@ import numpy as np
 
 from subgame.errors import InvalidInput, NotComputed
 from subgame.families.gops import game as gops
+from subgame.families.gops.plan import check_objective, group_path
 from subgame.storage import ComputationStore
 
 
-def query_state(url: str, cards: int, hand, opponent, prizes,
-                upcard: int | None = None) -> dict[str, Any]:
-    """f(V, Y, P), f_k per upcard and both players' mixed bids, from the stored level."""
-    try:
-        ref = gops.locate(cards, hand, opponent, prizes)
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
-    if upcard is not None and upcard not in ref.upcards:
-        raise InvalidInput(f"--upcard {upcard} is not in the prizes {list(ref.upcards)}")
-    store = ComputationStore.open(url, f"gops/N{cards}")
+def _stored_answer(url: str, cards: int, objective: str, ref: gops.StateRef) -> gops.StateAnswer:
+    """The state ``ref`` read from the computation of (cards, objective)."""
+    path = group_path(cards, objective)
+    store = ComputationStore.open(url, path)
     if not store.step_done(ref.level - 1):
-        raise NotComputed(f"level j={ref.level} of gops/N{cards} is not computed yet")
-    where = (ref.p_rank, ref.pattern)
+        raise NotComputed(f"level j={ref.level} of {path} is not computed yet")
     level = f"j{ref.level}"
     with_strategies = f"{level}/strategies" in store.group
+    if ref.saturated:
+        return gops.saturated_answer(ref, with_strategies)
+    if objective == "points":
+        where = (ref.p_rank, ref.pattern)
+    else:  # the difference axis holds d + diff_max
+        diff_max = (store.array(f"{level}/values").shape[1] - 1) // 2
+        where = (ref.p_rank, ref.diff + diff_max, ref.pattern)
     strategies = ({name: store.array(f"{level}/{name}")[where]
                    for name in ("strategies", "strategies_two")} if with_strategies else {})
-    found = gops.answer(ref, store.array(f"{level}/values")[where],
-                        store.array(f"{level}/upcard_values")[where], **strategies)
+    return gops.answer(ref, store.array(f"{level}/values")[where],
+                       store.array(f"{level}/upcard_values")[where], **strategies)
+
+
+def locate(cards: int, hand, opponent, prizes, objective: str = "points",
+           diff: int = 0) -> gops.StateRef:
+    """The state's address, with the user's errors as InvalidInput."""
+    check_objective(objective)
+    if objective == "points" and diff != 0:
+        raise InvalidInput("--diff needs --objective win (under points the value does not "
+                           "depend on the points so far)")
+    try:
+        return gops.locate(cards, hand, opponent, prizes, diff)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def query_state(url: str, cards: int, hand, opponent, prizes,
+                upcard: int | None = None, objective: str = "points",
+                diff: int = 0) -> dict[str, Any]:
+    """f(V, Y, P) (win: f(V, Y, P, d)), f_k per upcard and both players' mixed bids, from
+    the stored level."""
+    ref = locate(cards, hand, opponent, prizes, objective, diff)
+    if upcard is not None and upcard not in ref.upcards:
+        raise InvalidInput(f"--upcard {upcard} is not in the prizes {list(ref.upcards)}")
+    found = _stored_answer(url, cards, objective, ref)
     result = {"cards": cards, "hand": sorted(hand), "opponent": sorted(opponent),
               "prizes": sorted(prizes), "value": found.value,
               "upcard_values": {str(k): v for k, v in found.upcard_values.items()},
@@ -38,6 +63,8 @@ def query_state(url: str, cards: int, hand, opponent, prizes,
                            "player_two": {str(c): q for c, q in found.bids_two[k].items()}}
                   for k in found.upcard_values},
               "tolerance": 1e-9}
+    if objective != "points":  # a points answer keeps the keys it always had
+        result.update(objective=objective, diff=diff)
     if upcard is not None:
         result["upcard"] = upcard
         result["upcard_values"] = {str(upcard): result["upcard_values"][str(upcard)]}
@@ -46,13 +73,61 @@ def query_state(url: str, cards: int, hand, opponent, prizes,
     return result
 
 
-def first_move(url: str, cards: int) -> dict[str, Any]:
+def first_move(url: str, cards: int, objective: str = "points") -> dict[str, Any]:
     """The opening: for each upcard k, the optimal probability of each bid (both hands 1..N)."""
     full = list(range(1, cards + 1))
-    answer = query_state(url, cards, full, full, full)
+    answer = query_state(url, cards, full, full, full, objective=objective)
     if answer["bids"] is None:
-        raise NotComputed(f"gops/N{cards} was run without strategies for its top level")
+        raise NotComputed(f"{group_path(cards, objective)} was run without strategies for "
+                          f"its top level")
     table = np.array([[answer["bids"][str(k)]["player_one"][str(b)] for b in full]
                       for k in full])
-    return {"cards": cards, "value": answer["value"], "upcards": full, "bids": full,
-            "probability": table.round(6).tolist()}
+    result = {"cards": cards, "value": answer["value"], "upcards": full, "bids": full,
+              "probability": table.round(6).tolist()}
+    if objective != "points":
+        result["objective"] = objective
+    return result
+
+
+def strategy_levels(url: str, cards: int, objective: str):
+    """j -> the stored optimal strategies of level j (``game.evaluate.StoredStrategies``);
+    refuses when a level lacks them (a run with --strategies top:K or none)."""
+    from subgame.families.gops.game.evaluate import StoredStrategies
+
+    path = group_path(cards, objective)
+    store = ComputationStore.open(url, path)
+    missing = [j for j in range(1, cards + 1)
+               if not store.step_done(j - 1) or f"j{j}/strategies" not in store.group]
+    if missing:
+        raise NotComputed(f"{path} lacks finished strategies at levels j={missing}: run "
+                          f"`subgame run gops --cards {cards} --objective {objective} "
+                          f"--strategies all`")
+
+    def level(j: int) -> StoredStrategies:
+        return StoredStrategies.from_arrays(objective, store.array(f"j{j}/strategies")[...],
+                                            store.array(f"j{j}/strategies_two")[...])
+
+    return level
+
+
+def evaluate_policies(url: str, cards: int, objective: str, policies) -> dict[str, Any]:
+    """Each policy of player one against the stored optimal strategy of ``objective``."""
+    from subgame.families.gops.game.evaluate import POLICIES, evaluate
+
+    check_objective(objective)
+    unknown = [p for p in policies if p not in POLICIES]
+    if unknown:
+        raise InvalidInput(f"--policy must be among {', '.join(POLICIES)}, got {unknown}")
+    opponent = strategy_levels(url, cards, objective)
+    rows = []
+    for policy in policies:
+        own = (strategy_levels(url, cards, policy.split("-", 1)[1])
+               if policy.startswith("optimal-") else None)
+        found = evaluate(cards, policy, objective, opponent, own)
+        rows.append({"policy": policy, "expected_points": found.expected_points,
+                     "p_win": found.p_win, "p_tie": found.p_tie, "p_lose": found.p_lose,
+                     "exploitability": found.exploitability})
+    return {"cards": cards, "objective": objective,
+            "opponent": f"optimal ({objective}) as player two",
+            "exploitability_in": "expected points" if objective == "points"
+            else "P(win) - P(lose)", "policies": rows}

@@ -3,17 +3,19 @@
 cards        prize decks as ranks in the combinatorial number system
 patterns     interleaving patterns of the two hands, swaps, children
 matrix_game  compiled value and optimal strategies of a small matrix game
-level        a level's layout, its shards and the compiled shard kernel
+level        a level's layout, its shards and the compiled shard kernel (points and win)
 query        explicit card sets <-> stored entries
+evaluate     policies evaluated exactly against a stored strategy, and their best response
 """
 
-from .level import (LevelLayout, ShardResult, level_layout, payoff_matrices, shard_ranges,
-                    shard_rows, solve_levels, solve_shard)
+from .level import (OBJECTIVES, LevelLayout, ShardResult, level_layout, level_zero,
+                    payoff_matrices, shard_ranges, shard_rows, solve_levels, solve_shard)
 from .matrix_game import solve_matrix_game, solve_matrix_games
-from .query import StateAnswer, StateRef, answer, locate
+from .query import StateAnswer, StateRef, answer, locate, saturated_answer
 
 __all__ = [
-    "LevelLayout", "ShardResult", "StateAnswer", "StateRef", "answer", "level_layout",
-    "locate", "payoff_matrices", "shard_ranges", "shard_rows", "solve_levels", "solve_matrix_game",
-    "solve_matrix_games", "solve_shard",
+    "OBJECTIVES", "LevelLayout", "ShardResult", "StateAnswer", "StateRef", "answer",
+    "level_layout", "level_zero", "locate", "payoff_matrices", "saturated_answer",
+    "shard_ranges", "shard_rows", "solve_levels", "solve_matrix_game", "solve_matrix_games",
+    "solve_shard",
 ]

@@ -1,16 +1,33 @@
 """One level of GOPS: its layout, its shards and the compiled kernel that solves a shard.
 
-Level j holds the states (pattern, P) with j cards in each hand and in the deck P.  With
-the upcard P_k turned, player one bids V_i and player two Y_l:
+Level j holds the states with j cards in each hand and in the deck P.  With the upcard P_k
+turned, player one bids V_i and player two Y_l.  Two objectives share everything but the
+payoff of a round:
 
-    f(V, Y, P)  = (1/j) sum_k f_k(V, Y, P),     f_k = val(X^k)
-    X^k[i, l]   = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
+points (Rhoads & Bartholdi: expected point difference; f = 0 at j = 0)
 
-(Rhoads & Bartholdi; val: value of the matrix game, row player maximising; f = 0 at j = 0).
-Through the layout the second term is sign * prev[rank(P - P_k), child(pattern, i, l)],
-one row of level j-1 per (P, k): the kernel loops over P, then k, then the patterns.
-Player one's optimal mixed bids x^k over V are the row strategies; the column strategies
-are player two's bids over Y, i.e. player one's at the swapped state (Y, V, P).
+    f(V, Y, P)     = (1/j) sum_k f_k(V, Y, P),     f_k = val(X^k)
+    X^k[i, l]      = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
+
+win (P(win) - P(lose); d = points so far, player one minus player two; f = sign(d) at j = 0)
+
+    f(V, Y, P, d)  = (1/j) sum_k f_k(V, Y, P, d),  f_k = val(X^k)
+    X^k[i, l]      = f(V - V_i, Y - Y_l, P - P_k, d + sign(V_i - Y_l) P_k)
+
+(val: value of the matrix game, row player maximising).  Under win a state also has the
+difference d.  Saturation: f = sign(d) when |d| > sum(P) (the prizes left cannot turn the
+game).  Reachability: |d| <= T - sum(P), T = N(N+1)/2 (the prizes played).  A deck P's states
+are computed for |d| <= reach(P) = min(sum(P), T - sum(P)); the children of those are
+reachable, so each is saturated or computed at level j-1.  The level stores d in
+[-diff_max, diff_max], diff_max = max_P reach(P); a cell with reach(P) < |d| is filled:
+saturated (|d| > sum(P)) with f = f_k = sign(d) and uniform bids (every bid is optimal),
+unreachable (|d| > T - sum(P)) with NaN and zero bids.  Points is the case of one d (= 0).
+
+Through the layout the child's value is sign * prev[rank(P - P_k), d', child(pattern, i, l)]
+(d' = sign * (d + duel P_k) under win: a child stored swapped is read at -d'), one block of
+level j-1 per (P, k): the kernel loops over P, then k, then d, then the patterns.  Player
+one's optimal mixed bids x^k over V are the row strategies; the column strategies are
+player two's bids over Y, i.e. player one's at the swapped state (Y, V, P, -d).
 """
 
 from __future__ import annotations
@@ -26,24 +43,30 @@ from . import cards, patterns
 from .matrix_game import solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
+OBJECTIVES = ("points", "win")
 
 
 @dataclass(frozen=True, eq=False)
 class LevelLayout:
     """Everything level j of the N-card game needs besides level j-1's values.
 
+    objective       'points' or 'win'
     keys            (n_patterns,) int64   stored pattern keys, sorted (see ``patterns``)
-    symmetric       int                   index of the pattern V = Y (value 0, no LP)
+    symmetric       int                   index of the pattern V = Y (value 0 at d = 0)
     decks           (n_P, j) int8         cards of the deck of each rank, ascending
     drop_rank       (n_P, j) int64        rank of P - P_k at level j-1
     child           (n_patterns, j, j) int32  level j-1 pattern index of (pattern, i, l)
     child_sign      (n_patterns, j, j) int8   f(child) = child_sign * stored value (0: V=Y)
     duel            (n_patterns, j, j) int8   sign(V_i - Y_l)
-    prev_shape      (n_P, n_patterns) of level j-1: the shape of the kernel's input
+    reach           (n_P,) int64          win: min(sum(P), T - sum(P)), the |d| computed;
+                                          points: 0
+    diff_max        int                   max(reach): stored d in [-diff_max, diff_max]
+    prev_shape      level j-1's state_shape: the shape of the kernel's input
     """
 
     n_cards: int
     j: int
+    objective: str
     keys: np.ndarray
     symmetric: int
     decks: np.ndarray
@@ -51,7 +74,9 @@ class LevelLayout:
     child: np.ndarray
     child_sign: np.ndarray
     duel: np.ndarray
-    prev_shape: tuple[int, int]
+    reach: np.ndarray
+    diff_max: int
+    prev_shape: tuple[int, ...]
 
     @property
     def n_patterns(self) -> int:
@@ -62,36 +87,78 @@ class LevelLayout:
         return self.decks.shape[0]
 
     @property
+    def n_diffs(self) -> int:
+        return 2 * self.diff_max + 1
+
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        """Shape of the level's values: (n_P, n_patterns), win (n_P, n_diffs, n_patterns)."""
+        if self.objective == "points":
+            return (self.n_p, self.n_patterns)
+        return (self.n_p, self.n_diffs, self.n_patterns)
+
+    @property
     def n_states(self) -> int:
-        return self.n_p * self.n_patterns
+        """States computed (win: the differences |d| <= reach(P) of every deck)."""
+        return int((2 * self.reach + 1).sum()) * self.n_patterns
 
     @property
     def n_games(self) -> int:
-        """Matrix games solved for the values: every (state, upcard) but those of V = Y
-        (with strategies the kernel also solves those n_P * j games, for their bids)."""
-        return self.n_p * (self.n_patterns - 1) * self.j
+        """Matrix games solved for the values: every (state, upcard) but those of V = Y at
+        d = 0 (with strategies the kernel also solves those n_P * j games, for their bids)."""
+        return (self.n_states - self.n_p) * self.j
 
 
-def level_layout(n_cards: int, j: int) -> LevelLayout:
+def _state_shape(objective: str, n_p: int, diff_max: int, n_patterns: int) -> tuple[int, ...]:
+    return (n_p, n_patterns) if objective == "points" else (n_p, 2 * diff_max + 1, n_patterns)
+
+
+def deck_reach(n_cards: int, decks: np.ndarray, objective: str) -> np.ndarray:
+    """Per deck row, the largest |d| whose states are computed: min(sum(P), T - sum(P))
+    under win (larger |d| is saturated or unreachable), 0 under points."""
+    if objective == "points":
+        return np.zeros(decks.shape[0], np.int64)
+    sums = decks.astype(np.int64).sum(axis=1)
+    return np.minimum(sums, n_cards * (n_cards + 1) // 2 - sums)
+
+
+def diff_max(n_cards: int, j: int, objective: str) -> int:
+    """Half-width of level j's difference axis (0 under points)."""
+    if objective == "points":
+        return 0
+    total = n_cards * (n_cards + 1) // 2
+    low = j * (j + 1) // 2  # sum(P) runs over every integer between its extremes
+    high = j * (2 * n_cards - j + 1) // 2
+    middle = min(max(total // 2, low), high)
+    return max(min(s, total - s) for s in {low, high, middle})
+
+
+def level_layout(n_cards: int, j: int, objective: str = "points") -> LevelLayout:
     """Build the layout of level j (0 <= j <= N) of the N-card game."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     keys = patterns.canonical_patterns(n_cards, j)
     decks = cards.subsets(n_cards, j)
     if j == 0:
         child = np.zeros((1, 0, 0), np.int32)
         child_sign = duel = np.zeros((1, 0, 0), np.int8)
-        prev_shape = (1, 1)  # unused: level 0 is f = 0
+        prev_shape = _state_shape(objective, 1, 0, 1)  # unused: level 0 is f = sign(d)
     else:
         parent_keys = patterns.canonical_patterns(n_cards, j - 1)
         child, child_sign, duel = patterns.child_table(keys, parent_keys, j)
-        prev_shape = (comb(n_cards, j - 1), parent_keys.size)
+        prev_shape = _state_shape(objective, comb(n_cards, j - 1),
+                                  diff_max(n_cards, j - 1, objective), parent_keys.size)
     symmetric = int(np.searchsorted(keys, patterns.pattern_key(range(j), range(j))))
-    return LevelLayout(n_cards, j, keys, symmetric, decks, cards.drop_ranks(decks),
-                       child, child_sign, duel, prev_shape)
+    reach = deck_reach(n_cards, decks, objective)
+    assert int(reach.max()) == diff_max(n_cards, j, objective)
+    return LevelLayout(n_cards, j, objective, keys, symmetric, decks, cards.drop_ranks(decks),
+                       child, child_sign, duel, reach, int(reach.max()), prev_shape)
 
 
 def shard_rows(layout: LevelLayout, target_states_per_shard: int) -> int:
     """P ranks per shard (the chunk length of every level array on its first axis)."""
-    return max(1, min(layout.n_p, target_states_per_shard // layout.n_patterns))
+    per_deck = layout.n_patterns * (layout.n_diffs if layout.objective == "win" else 1)
+    return max(1, min(layout.n_p, target_states_per_shard // per_deck))
 
 
 def shard_ranges(layout: LevelLayout, target_states_per_shard: int) -> list[tuple[int, int]]:
@@ -102,7 +169,8 @@ def shard_ranges(layout: LevelLayout, target_states_per_shard: int) -> list[tupl
 
 @dataclass(frozen=True, eq=False)
 class ShardResult:
-    """Level j on the P ranks p_lo..p_hi-1 (n = p_hi - p_lo rows).
+    """Level j on the P ranks p_lo..p_hi-1 (n = p_hi - p_lo rows); under win every array
+    has the difference axis after the deck axis ([r, d + diff_max, ...]).
 
     values          (n, n_patterns) float64        f
     upcard_values   (n, n_patterns, j) float64     f_k
@@ -126,18 +194,43 @@ class ShardResult:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _payoff(X, p, prize, prev_row, child, child_sign, duel):
+def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
+    """X[i, l] = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)."""
     j = X.shape[0]
     for i in range(j):
         for l in range(j):
             X[i, l] = duel[p, i, l] * prize + child_sign[p, i, l] * prev_row[child[p, i, l]]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, child_sign,
+                duel):
+    """X[i, l] = f(V - V_i, Y - Y_l, P - P_k, d + sign(V_i - Y_l) P_k), sign(d') when the
+    child is saturated (|d'| > sum(P - P_k) = prizes_left); a child stored swapped is
+    read at -d' and negated, the child V = Y (child_sign 0) is read as stored."""
+    j = X.shape[0]
+    for i in range(j):
+        for l in range(j):
+            after = d + duel[p, i, l] * prize
+            if after > prizes_left:
+                X[i, l] = 1.0
+            elif after < -prizes_left:
+                X[i, l] = -1.0
+            elif child_sign[p, i, l] < 0:
+                X[i, l] = -prev_block[prev_diff_max - after, child[p, i, l]]
+            else:
+                X[i, l] = prev_block[prev_diff_max + after, child[p, i, l]]
+
+
 @njit(cache=True, nogil=True)
-def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, prev, with_strategies,
-                values, upcard_values, strat_one, strat_two, stats):
+def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
+                with_strategies, values, upcard_values, strat_one, strat_two, stats):
+    """values[r, d + diff_max, p] and the rest for every computed state of the rows; the
+    difference axis has one entry (d = 0) under points."""
     n_rows, j = decks.shape
     n_patterns = child.shape[0]
+    diff_max = (values.shape[1] - 1) // 2
+    prev_diff_max = (prev.shape[1] - 1) // 2
     X = np.empty((j, j))
     tab = np.empty((j + 1, j + 1))
     row_var = np.empty(j, np.int64)
@@ -149,29 +242,53 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, prev, with
     values[:] = 0.0
     upcard_values[:] = 0.0
     for r in range(n_rows):
+        prizes = np.int64(0)
         for k in range(j):
-            prize = float(decks[r, k])
-            prev_row = prev[drop_rank[r, k]]
+            prizes += decks[r, k]
+        for k in range(j):
+            card = np.int64(decks[r, k])
+            prize = float(card)
+            prev_block = prev[drop_rank[r, k]]
+            for d in range(-reach[r], reach[r] + 1):
+                at = d + diff_max
+                for p in range(n_patterns):
+                    if p == symmetric and d == 0 and not with_strategies:
+                        continue
+                    if win:
+                        _payoff_win(X, p, card, d, prev_block, prev_diff_max,
+                                    prizes - card, child, child_sign, duel)
+                    else:
+                        _payoff_points(X, p, prize, prev_block[0], child, child_sign, duel)
+                    value, gap, steps = solve_into(X, j, j, tab, row_var, col_var, x, y)
+                    if steps < 0:
+                        return -1
+                    games += 1
+                    saddles += steps == 0
+                    pivots += steps
+                    max_gap = max(max_gap, gap)
+                    if with_strategies:
+                        for i in range(j):
+                            strat_one[r, at, p, k, i] = x[i]
+                            strat_two[r, at, p, k, i] = y[i]
+                    if p != symmetric or d != 0:
+                        upcard_values[r, at, p, k] = value
+                        values[r, at, p] += value
+        for d in range(-reach[r], reach[r] + 1):
             for p in range(n_patterns):
-                if p == symmetric and not with_strategies:
-                    continue
-                _payoff(X, p, prize, prev_row, child, child_sign, duel)
-                value, gap, steps = solve_into(X, j, j, tab, row_var, col_var, x, y)
-                if steps < 0:
-                    return -1
-                games += 1
-                saddles += steps == 0
-                pivots += steps
-                max_gap = max(max_gap, gap)
-                if with_strategies:
-                    for i in range(j):
-                        strat_one[r, p, k, i] = x[i]
-                        strat_two[r, p, k, i] = y[i]
-                if p != symmetric:
-                    upcard_values[r, p, k] = value
-                    values[r, p] += value
-        for p in range(n_patterns):
-            values[r, p] /= j
+                values[r, d + diff_max, p] /= j
+        for d in range(-diff_max, diff_max + 1):  # win only: states beyond reach(P)
+            if abs(d) <= reach[r]:
+                continue
+            saturated = abs(d) > prizes
+            fill = (1.0 if d > 0 else -1.0) if saturated else np.nan
+            for p in range(n_patterns):
+                values[r, d + diff_max, p] = fill
+                for k in range(j):
+                    upcard_values[r, d + diff_max, p, k] = fill
+                    if with_strategies and saturated:
+                        for i in range(j):
+                            strat_one[r, d + diff_max, p, k, i] = 1.0 / j
+                            strat_two[r, d + diff_max, p, k, i] = 1.0 / j
     stats[0] = games
     stats[1] = saddles
     stats[2] = pivots
@@ -184,32 +301,37 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values array, shape ``layout.prev_shape`` (ignored for
-    j = 0; for j = 1 it is level 0's values, the (1, 1) zeros).  The kernel releases the
-    GIL, so threads overlap.
+    j = 0; for j = 1 it is level 0's values: zeros of shape (1, 1), win (1, 1, 1), f = 0
+    at d = 0).  The kernel releases the GIL, so threads overlap.
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
     prev = np.ascontiguousarray(prev_values, dtype=np.float64)
     if layout.j > 0 and prev.shape != layout.prev_shape:
         raise ValueError(f"prev_values has shape {prev.shape}, level {layout.j - 1} of "
-                         f"N={layout.n_cards} is {layout.prev_shape}")
-    n, j, n_pat = p_hi - p_lo, layout.j, layout.n_patterns
-    values = np.empty((n, n_pat))
-    upcard_values = np.empty((n, n_pat, j))
-    strat_shape = (n, n_pat, j, j) if with_strategies else (0, 0, 0, 0)
+                         f"N={layout.n_cards} ({layout.objective}) is {layout.prev_shape}")
+    n, j, n_pat, n_d = p_hi - p_lo, layout.j, layout.n_patterns, layout.n_diffs
+    values = np.empty((n, n_d, n_pat))
+    upcard_values = np.empty((n, n_d, n_pat, j))
+    strat_shape = (n, n_d, n_pat, j, j) if with_strategies else (0, 0, 0, 0, 0)
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
     stats = np.zeros(4)
     if j == 0:
         values[:] = 0.0
     elif _solve_rows(layout.decks[p_lo:p_hi], layout.drop_rank[p_lo:p_hi], layout.child,
-                     layout.child_sign, layout.duel, layout.symmetric, prev,
-                     with_strategies, values, upcard_values, strat_one, strat_two,
-                     stats) < 0:
+                     layout.child_sign, layout.duel, layout.symmetric,
+                     layout.reach[p_lo:p_hi], layout.objective == "win",
+                     prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
+                     values, upcard_values, strat_one, strat_two, stats) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "
                               f"{j} ranks [{p_lo}, {p_hi})")
+    if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
+        values, upcard_values = values[:, 0], upcard_values[:, 0]
+        if with_strategies:
+            strat_one, strat_two = strat_one[:, 0], strat_two[:, 0]
     return ShardResult(p_lo, p_hi, values, upcard_values,
                        strat_one if with_strategies else None,
                        strat_two if with_strategies else None,
@@ -217,23 +339,35 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
 
 
 def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,
-                    k: int) -> np.ndarray:
-    """The matrices X^k of every pattern at deck rank p_rank: (n_patterns, j, j) float64."""
+                    k: int, diff: int = 0) -> np.ndarray:
+    """The matrices X^k of every pattern at deck rank p_rank (and, under win, difference
+    d = diff): (n_patterns, j, j) float64."""
     prev = np.ascontiguousarray(prev_values, dtype=np.float64)
-    prev_row = prev[layout.drop_rank[p_rank, k]]
+    prev_block = prev[layout.drop_rank[p_rank, k]].reshape(-1, prev.shape[-1])
+    prize = int(layout.decks[p_rank, k])
+    prizes_left = int(layout.decks[p_rank].astype(np.int64).sum()) - prize
     out = np.empty((layout.n_patterns, layout.j, layout.j))
     for p in range(layout.n_patterns):
-        _payoff(out[p], p, float(layout.decks[p_rank, k]), prev_row, layout.child,
-                layout.child_sign, layout.duel)
+        if layout.objective == "win":
+            _payoff_win(out[p], p, prize, diff, prev_block, (prev_block.shape[0] - 1) // 2,
+                        prizes_left, layout.child, layout.child_sign, layout.duel)
+        else:
+            _payoff_points(out[p], p, float(prize), prev_block[0], layout.child,
+                           layout.child_sign, layout.duel)
     return out
 
 
-def solve_levels(n_cards: int, with_strategies: bool = False
+def level_zero(objective: str = "points") -> np.ndarray:
+    """Level 0's values: f = 0 (points) or f = sign(d) = 0 at the one stored d = 0 (win)."""
+    return np.zeros(_state_shape(objective, 1, 0, 1))
+
+
+def solve_levels(n_cards: int, with_strategies: bool = False, objective: str = "points"
                  ) -> Iterator[tuple[LevelLayout, ShardResult]]:
     """The whole game in memory, level 0 to N, each level as one shard (tests, benchmarks)."""
-    prev = np.zeros((1, 1))
+    prev = level_zero(objective)
     for j in range(n_cards + 1):
-        layout = level_layout(n_cards, j)
+        layout = level_layout(n_cards, j, objective)
         result = solve_shard(layout, prev, 0, layout.n_p, with_strategies)
         yield layout, result
         prev = result.values

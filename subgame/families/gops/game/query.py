@@ -3,6 +3,8 @@
 A state (V, Y, P) is stored once per pair {(V, Y), (Y, V)} as (level j, pattern, rank(P)).
 When the stored orientation is (Y, V) the stored values carry sign -1 and the two players
 trade strategy arrays: the row strategies (``strategies``) are then player two's bids.
+Under the win objective the state has the difference d so far, and f(V, Y, P, d) =
+-f(Y, V, P, -d): the stored orientation (Y, V) is read at difference -d.
 Stored bid index i means the i-th smallest card of the hand it belongs to; upcard index k
 the k-th smallest card of P.
 """
@@ -22,7 +24,10 @@ class StateRef:
     """Where (V, Y, P) lives.  f(V, Y, P) = sign * values[p_rank, pattern] (same for
     upcard_values[p_rank, pattern, k]).  Player one's bids are ``one_array`` ('strategies'
     or 'strategies_two') at [p_rank, pattern, k, b], bid index b meaning card one_cards[b]
-    of V; player two's likewise."""
+    of V; player two's likewise.  Under win the arrays have the difference axis after the
+    deck axis: f(V, Y, P, d) = sign * values[p_rank, diff + diff_max, pattern], with
+    ``diff`` = sign * d, unless the state is ``saturated`` (|d| > sum(P): f = sign(d),
+    nothing stored needed)."""
 
     level: int
     pattern: int
@@ -33,6 +38,8 @@ class StateRef:
     one_cards: tuple[int, ...]
     two_array: str
     two_cards: tuple[int, ...]
+    diff: int = 0
+    saturated: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,10 @@ def _hand(name: str, hand, n_cards: int) -> tuple[int, ...]:
     return tuple(sorted(values))
 
 
-def locate(n_cards: int, v_hand, y_hand, deck) -> StateRef:
-    """The stored address of (V, Y, P) in the N-card game; raises ValueError on bad input."""
+def locate(n_cards: int, v_hand, y_hand, deck, diff: int = 0) -> StateRef:
+    """The stored address of (V, Y, P) with difference d = ``diff`` so far (win; 0 for
+    points) in the N-card game; raises ValueError on bad input, including |d| larger than
+    the points already played (T - sum(P), T = N(N+1)/2)."""
     v = _hand("V", v_hand, n_cards)
     y = _hand("Y", y_hand, n_cards)
     p = _hand("P", deck, n_cards)
@@ -76,8 +85,12 @@ def locate(n_cards: int, v_hand, y_hand, deck) -> StateRef:
         one, two = ("strategies", v), ("strategies_two", y)
     else:  # stored as (Y, V): its row player is player two
         one, two = ("strategies_two", v), ("strategies", y)
+    played = n_cards * (n_cards + 1) // 2 - sum(p)
+    if abs(diff) > played:
+        raise ValueError(f"the difference {diff} is unreachable: only {played} points have "
+                         f"been played when the prizes {list(p)} are left")
     return StateRef(len(p), index, sign, cards.subset_rank(p), p,
-                    one[0], one[1], two[0], two[1])
+                    one[0], one[1], two[0], two[1], sign * diff, abs(diff) > sum(p))
 
 
 def answer(ref: StateRef, value: float, upcard_values: np.ndarray,
@@ -100,3 +113,17 @@ def answer(ref: StateRef, value: float, upcard_values: np.ndarray,
         bids(ref.one_array, ref.one_cards),
         bids(ref.two_array, ref.two_cards),
     )
+
+
+def saturated_answer(ref: StateRef, with_strategies: bool) -> StateAnswer:
+    """A saturated state (|d| > sum(P)): f = f_k = sign(d) and every bid is optimal (the
+    uniform bid is reported)."""
+    outcome = float(np.sign(ref.diff * ref.sign))
+    j = len(ref.upcards)
+
+    def uniform(hand):
+        return {card: {c: 1.0 / j for c in hand} for card in ref.upcards}
+
+    return StateAnswer(outcome, {card: outcome for card in ref.upcards},
+                       uniform(ref.one_cards) if with_strategies else None,
+                       uniform(ref.two_cards) if with_strategies else None)
