@@ -190,11 +190,11 @@ def _optional(module: str, extra: str, kind: str):
 
 def check_address(address: str) -> str:
     """A scheduler address must read protocol://host:port."""
-    parts = urlsplit(address)
     try:
+        parts = urlsplit(address)
         port = parts.port
-    except ValueError:
-        port = None
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        parts, port = urlsplit(""), None
     if parts.scheme not in SCHEMES or not parts.hostname or port is None or \
             parts.path not in ("", "/"):
         raise InvalidInput(f"scheduler address {address!r} must read protocol://host:port "

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from subgame.engine import run_computation
 from subgame.options import RunOptions
 from tests.ops_helpers import ROOT, subprocess_env
@@ -49,3 +51,20 @@ def test_steps_of_one_shard_run_in_process_without_a_cluster(tmp_path):
     (report,), probe = run_probe(tmp_path, "toy", "--shards", "1", "--store", store)
     assert probe == {"code": 0, "prefect": True, "distributed": False}
     assert report["shards_computed"] == 4 + 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "guess-who", "--max-n", "4", "--scheduler", "tcp://[::1"], "protocol://host:port"),
+    (["run", "higher-lower", "--ranks", "3", "--suits", "2", "--policy", "optimal,,"],
+     "--policy takes"),
+    (["run", "higher-lower", "--ranks", "3,,4", "--suits", "2"], "--ranks takes"),
+    (["plot", "guess-who", "--out", ""], "give a folder name"),
+    (["plot", "guess-who", "--out", __file__], "is a file, not a folder"),
+])
+def test_more_user_mistakes_are_one_line_and_exit_2(tmp_path, args, message):
+    result = subprocess.run([sys.executable, "-m", "subgame.cli", *args, "--store",
+                             str(tmp_path / "s.zarr")], cwd=ROOT, env=subprocess_env(tmp_path),
+                            capture_output=True, text=True, timeout=120)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert message in lines[0] and not (tmp_path / "s.zarr").exists()

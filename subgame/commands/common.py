@@ -21,6 +21,19 @@ StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
+def _figure_folder(out: str) -> str:
+    if not out.strip():
+        raise typer.BadParameter("give a folder name (an empty one would be the file system's "
+                                 "root)")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise typer.BadParameter(f"{out!r} is a file, not a folder")
+    return out
+
+
+OutOption = Annotated[str, typer.Option("--out", callback=_figure_folder,
+                                        help="Folder for the PNG files.")]
+
+
 def _plain(value: Any) -> Any:
     """numpy scalars read from Zarr, as JSON numbers."""
     if hasattr(value, "item"):

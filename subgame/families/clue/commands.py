@@ -8,7 +8,8 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+                                     user_errors)
 from subgame.errors import InvalidInput
 from subgame.families.clue import read as stored
 from subgame.families.clue.game import infer_view
@@ -55,7 +56,7 @@ def _render_leaderboard(r: dict[str, Any]) -> None:
 
 
 @user_errors
-def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+def plot(out: OutOption = "figures",
          lineup: LineupOption = None, seed: SeedOption = None,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """First-place share per strategy over the grid (one heatmap per strategy and h), and

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+                                     user_errors)
 from subgame.errors import InvalidInput
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
@@ -76,7 +77,7 @@ def _render_first_move(r: dict) -> None:
 
 @user_errors
 def plot(cards: CardsOption,
-         out: Annotated[str, typer.Option("--out", help="Folder for the PNG file.")] = "figures",
+         out: OutOption = "figures",
          objective: ObjectiveOption = "points",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmap of the opening strategy (upcard x bid): the paper's parity effect shows."""

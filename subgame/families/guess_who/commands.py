@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+                                     user_errors)
 from subgame.errors import InvalidInput
 from subgame.families.guess_who import read as stored
 from subgame.storage import resolve_store
@@ -54,7 +55,7 @@ def query(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Moving pl
 
 
 @user_errors
-def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmaps of the win probability, first-mover and game-state advantage, both rules."""
     from subgame.plotting import heatmap

@@ -8,7 +8,8 @@ from typing import Annotated, Optional, get_type_hints
 import typer
 from rich.table import Table
 
-from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+                                     user_errors)
 from subgame.families.guess_who_board import read as stored
 from subgame.families.guess_who_board.plan import CLASSIC, DEFAULT_MAX_SETS, BoardConfig
 from subgame.storage import resolve_store
@@ -57,7 +58,7 @@ def query(standing: Annotated[Optional[str], typer.Option(
 
 
 @user_errors
-def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+def plot(out: OutOption = "figures",
          board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
          rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
          store: StoreOption = None, as_json: JsonOption = False) -> None:

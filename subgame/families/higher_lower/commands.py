@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+                                     user_errors)
 from subgame.errors import InvalidInput
 from subgame.families.higher_lower import read as stored
 from subgame.storage import resolve_store
@@ -36,7 +37,7 @@ def query(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck size
 
 
 @user_errors
-def plot(out: Annotated[str, typer.Option("--out", help="Folder for the PNG files.")] = "figures",
+def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """P_all(n) on a log scale with the fitted exponential, and the ratio against n."""
     from subgame.families.higher_lower.figures import sweep_figures

@@ -164,9 +164,9 @@ def solve_distinct_shard(task: ShardTask) -> dict[str, Any]:
 
 # -- decks with repeated ranks -----------------------------------------------------------------
 def parse_choices(option: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    values = tuple(v.strip().replace("-", "_") for v in text.split(",") if v.strip())
-    bad = [v for v in values if v not in allowed]
-    if not values or bad:
+    values = tuple(v.strip().replace("-", "_") for v in text.split(","))
+    bad = [v for v in values if v not in allowed]  # an empty entry ("optimal,,") too
+    if bad:
         raise InvalidInput(f"{option} takes a comma-separated list of {', '.join(allowed)}; "
                            f"got {text!r}")
     return tuple(dict.fromkeys(values))
@@ -174,7 +174,7 @@ def parse_choices(option: str, text: str, allowed: tuple[str, ...]) -> tuple[str
 
 def parse_sizes(option: str, text: str, upper: int) -> tuple[int, ...]:
     try:
-        values = tuple(int(v) for v in text.split(",") if v.strip())
+        values = tuple(int(v) for v in text.split(","))  # an empty entry fails here
     except ValueError:
         values = ()
     if not values or any(not 1 <= v <= upper for v in values):
