@@ -55,8 +55,9 @@ POLICIES: dict[str, tuple[str, Callable[[SetFamily], np.ndarray]]] = {
     "trait_search": ("trait-search", most_balanced_trait_moves),
 }
 # The classic board's reachable sets under the official rules beyond what fits, per
-# question limit d, as measured (docs/guess_who_board.md), to size the refusal's message.
-CLASSIC_SETS = {2: 7.96e6}
+# question limit d, counted with game.reachable.count_reachable (docs/guess_who_board.md),
+# to size the refusal's message; from d = 4 on every subset is reachable.
+CLASSIC_SETS = {2: 7_964_760, 3: 15_233_331}
 PAIRS_PER_CORE_SECOND = 1.1e6  # stage "pairs" on the classic board at d = 1 (bench)
 
 
