@@ -45,12 +45,10 @@ def _parameters(cls: type, names: tuple[str, ...] | None = None) -> list[inspect
 def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dict[str, Any]]:
     """The run path: refuse what can be refused before Prefect starts; then a store that
     already holds everything answers at once, without Prefect or Dask; else the flow."""
-    from subgame.engine import already_complete, refuse_early
+    from subgame.engine import already_complete
 
-    computations = family.computations(options)
-    for computation in computations:
-        refuse_early(computation, run_options)
-    done = [already_complete(computation, run_options) for computation in computations]
+    done = [already_complete(computation, run_options)
+            for computation in family.computations(options)]
     if all(done):
         return [report.as_dict() for report in done]
     from prefect.settings import PREFECT_API_URL, temporary_settings

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -76,10 +76,12 @@ def _progress(enabled: bool) -> Progress:
                     TimeElapsedColumn(), disable=not enabled, transient=False)
 
 
-def refuse_early(config: ComputationConfig, options: RunOptions) -> tuple[str, ComputationConfig]:
+def refuse_early(config: ComputationConfig, options: RunOptions
+                 ) -> tuple[str, ComputationConfig, Mapping[str, Any] | None]:
     """Every refusal a run can meet before it writes anything or starts a cluster: a bad
     store location, a clashing identity, a live lock, an unusable cluster. Returns the store
-    URL and the configuration grown to the stored extent (a run never shrinks a store)."""
+    URL, the configuration grown to the stored extent (a run never shrinks a store) and the
+    stored attributes (None before the first run)."""
     url = resolve_store(options.store)
     check_store_location(url)
     stored = ComputationStore.stored_attrs(url, config.group_path())
@@ -87,29 +89,26 @@ def refuse_early(config: ComputationConfig, options: RunOptions) -> tuple[str, C
     StoreLock(url, config.group_path()).check()
     if options.executor == "dask":
         options.cluster_profile().probe()
-    return url, config if stored is None else config.covering(stored["extent"])
+    return url, config if stored is None else config.covering(stored["extent"]), stored
 
 
-def already_complete(config: ComputationConfig, options: RunOptions) -> RunReport | None:
+def already_complete(config: ComputationConfig, options: RunOptions
+                     ) -> RunReport | None:
     """The report of a run with nothing to do, read from attributes alone (no plan, no
-    lock, no Prefect, no Dask), or None when there may be work: the store holds this
-    identity, covers this extent, and its last run ended with every step finished."""
-    if options.repair:
+    Prefect, no Dask), or None when there may be work: the store holds this identity,
+    covers this extent, and its last run ended with every step finished. Refuses first,
+    as every run does."""
+    url, grown, stored = refuse_early(config, options)
+    if options.repair or stored is None or not stored.get("complete") or \
+            grown.extent() != stored["extent"]:  # a larger extent: there is new work
         return None
-    url = resolve_store(options.store)
-    stored = ComputationStore.stored_attrs(url, config.group_path())
-    if stored is None or not stored.get("complete"):
-        return None
-    ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
-    if config.covering(stored["extent"]).extent() != stored["extent"]:
-        return None  # a larger extent: there is new work
     return RunReport(config.group_path(), url, steps_skipped=len(stored["steps"]))
 
 
 def run_computation(config: ComputationConfig, options: RunOptions,
                     solve_step: Callable[..., dict[str, Any]] = solve_step) -> RunReport:
     """Solve every step of the computation that the store's markers do not show finished."""
-    url, config = refuse_early(config, options)
+    url, config, _ = refuse_early(config, options)
     plan = config.plan()
     report = RunReport(plan.group_path, url)
     with ExitStack() as stack:

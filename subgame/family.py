@@ -13,8 +13,23 @@ import json
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
+from subgame.errors import InvalidInput
+
 if TYPE_CHECKING:
     from subgame.plan import Plan
+
+
+def parse_int_list(option: str, text: str, lower: int, upper: int) -> tuple[int, ...]:
+    """A comma-separated option of integers in [lower, upper], e.g. '8,13' -> (8, 13), in
+    the order given and without repeats; anything else (an empty entry too) is refused."""
+    try:
+        values = tuple(int(v) for v in str(text).split(","))
+    except ValueError:
+        values = ()
+    if not values or not all(lower <= v <= upper for v in values):
+        raise InvalidInput(f"{option} takes a comma-separated list of integers in "
+                           f"{lower}..{upper}; got {text!r}")
+    return tuple(dict.fromkeys(values))
 
 
 def as_json(value: Any) -> Any:

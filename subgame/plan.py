@@ -17,19 +17,13 @@ shard) and read their inputs from the store; constant tables are computed by the
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from subgame.family import ComputationConfig
     from subgame.storage.computation import ComputationStore
-
-
-class ConfigLike(Protocol):
-    """A family's typed configuration (a frozen dataclass): identity and extent fields."""
-
-    def group_path(self) -> str:
-        """Where the computation lives inside the store: ``<family>/<identity>``."""
 
 
 # -- who writes a chunk ---------------------------------------------------------------------
@@ -199,7 +193,7 @@ class LaterStage:
 @dataclass(frozen=True)
 class Plan:
     family: str
-    config: ConfigLike
+    config: "ComputationConfig"
     stages: tuple[Stage | LaterStage, ...]
 
     @property

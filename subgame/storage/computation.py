@@ -8,7 +8,9 @@ and attributes written by the driver only:
 - ``family``, ``identity`` (what a store must match) and ``extent`` (what a later run may grow);
 - ``steps``: the plan's steps as stored; ``steps_done``: per finished step, its timings;
 - ``built_stages``: the arrays and steps of stages sized by earlier ones, once built;
-- ``constants_done``: the constant arrays whose data the driver has written.
+- ``constants_done``: the constant arrays whose data the driver has written;
+- ``complete``: the last run ended with every step of every stage finished (a rerun then
+  answers from the attributes alone).
 
 A shard is done when its marker is set; the marker is written after the shard's data, so a
 killed run leaves at worst a shard recomputed, never one skipped.

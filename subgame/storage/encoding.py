@@ -6,8 +6,6 @@ at 4300 digits by default), and readable by any Zarr reader.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 HEX = {"encoding": "hexadecimal integer"}  # the attribute such arrays carry
@@ -19,13 +17,3 @@ def to_hex(values) -> np.ndarray:
 
 def from_hex(values) -> tuple[int, ...]:
     return tuple(int(str(v), 16) for v in values)
-
-
-def decimal(value: int) -> str:
-    """All decimal digits of an exact integer, whatever its size."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        return str(value)
-    finally:
-        sys.set_int_max_str_digits(limit)

@@ -26,7 +26,7 @@ import typer
 
 from subgame.errors import InvalidInput, check_int
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
-from subgame.family import ComputationConfig
+from subgame.family import ComputationConfig, parse_int_list
 from subgame.plan import ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage, Step, Writer
 from subgame.storage import ComputationStore
 
@@ -39,18 +39,6 @@ MAX_GAMES = 10**9
 BATCH_COUNTS = COUNT_KEYS
 # Per point x strategy, the leaderboard derived from the summed counts.
 RATES = ("first_share", "wrong_rate", "mean_guess_round", "mean_lead")
-
-
-def parse_values(option: str, text: str, lower: int, upper: int) -> tuple[int, ...]:
-    """'3,5' -> (3, 5), sorted and without repeats; anything else is refused."""
-    try:
-        values = sorted({int(v) for v in str(text).split(",") if v.strip()})
-    except ValueError:
-        values = []
-    if not values or not all(lower <= v <= upper for v in values):
-        raise InvalidInput(f"{option} takes a comma-separated list of integers in "
-                           f"{lower}..{upper}; got {text!r}")
-    return tuple(values)
 
 
 def parse_lineup(text: str) -> tuple[str, ...]:
@@ -93,8 +81,8 @@ class ClueConfig(ComputationConfig):
                                            ("cards_per_player", "--cards-per-player",
                                             MAX_PER_PLAYER, 1),
                                            ("hidden", "--hidden", MAX_HIDDEN, 1)):
-            object.__setattr__(self, name, joined(parse_values(option, getattr(self, name),
-                                                               lower, upper)))
+            values = parse_int_list(option, getattr(self, name), lower, upper)
+            object.__setattr__(self, name, joined(sorted(values)))
         object.__setattr__(self, "lineup", joined(parse_lineup(self.lineup)))
         check_int("--games", self.games, 1, MAX_GAMES)
         check_int("--seed", self.seed, 0)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from subgame.errors import NotComputed
+from subgame.exact import fraction_text
 from subgame.families.guess_who import game as guess_who
 from subgame.families.guess_who.plan import FAMILY, parse_rules
 from subgame.storage import ComputationStore, find_computations
@@ -53,10 +53,6 @@ def open_table(url: str, rule: str, need: int = 1) -> StoredTable:
     return best
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
 def query_state(url: str, n: int, m: int, rule: str) -> dict[str, Any]:
     """Everything stored about state (n, m): a, exact p, F, G and the optimal move set."""
     table = open_table(url, rule, max(n, m))
@@ -64,9 +60,9 @@ def query_state(url: str, n: int, m: int, rule: str) -> dict[str, Any]:
     p = guess_who.win_probability(a_nm, n, m)
     first_mover = guess_who.first_mover_advantage(a_nm, a_mn, n, m)
     game_state = guess_who.game_state_advantage(a_nm, a_mn, n, m)
-    return {"n": n, "m": m, "rules": rule, "a": a_nm, "p": _fraction(p), "p_float": float(p),
-            "F": _fraction(first_mover), "F_float": float(first_mover),
-            "G": _fraction(game_state), "G_float": float(game_state),
+    return {"n": n, "m": m, "rules": rule, "a": a_nm, "p": fraction_text(p), "p_float": float(p),
+            "F": fraction_text(first_mover), "F_float": float(first_mover),
+            "G": fraction_text(game_state), "G_float": float(game_state),
             "optimal_moves": {"min": table.cell("s_min", n, m), "max": table.cell("s_max", n, m),
                               "count": table.cell("s_count", n, m),
                               "final_guess_optimal": bool(table.cell("final_guess", n, m))}}

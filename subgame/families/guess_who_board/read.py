@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from subgame.errors import InvalidInput, NotComputed
+from subgame.exact import fraction_text
 from subgame.families.guess_who import game as idealised
 from subgame.families.guess_who_board.game import Board, PairIndex, SetFamily
 from subgame.families.guess_who_board.game.reachable import NAMED
@@ -79,10 +80,6 @@ def standing_set(family: SetFamily, text: str | None, option: str) -> int:
         raise InvalidInput(f"{option}: {exc}") from None
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
-
-
 def optimal_questions(stored: StoredBoard, s_id: int, t_id: int) -> list[dict | str]:
     """Every optimal move of the mover at (S, T), as a description (variant: a name)."""
     moves = stored.family.moves(s_id)
@@ -120,8 +117,8 @@ def policy_values(stored: StoredBoard, s_id: int, t_id: int) -> dict[str, Any]:
         values = {name: stored.probability(f"{policy}/{name}", s_id, t_id)
                   for name in ("vs_optimal", "optimal_vs", "vs_self")}
         move = int(stored.store.array(f"sets/{policy}_move")[s_id])
-        found[policy] = {**{name: _fraction(p) for name, p in values.items()},
-                         "loss_vs_optimal": _fraction(optimal - values["vs_optimal"]),
+        found[policy] = {**{name: fraction_text(p) for name, p in values.items()},
+                         "loss_vs_optimal": fraction_text(optimal - values["vs_optimal"]),
                          "question": (stored.family.describe_move(s_id, move) if move >= 0
                                       else None)}
     return found
@@ -139,7 +136,7 @@ def query_pair(url: str, config: BoardConfig, standing: str | None,
             "rules": config.rules,
             "standing": family.names(int(family.masks[s_id])),
             "opponent_standing": family.names(int(family.masks[t_id])),
-            "a": stored.value("a", s_id, t_id), "p": _fraction(p), "p_float": float(p),
+            "a": stored.value("a", s_id, t_id), "p": fraction_text(p), "p_float": float(p),
             "optimal_questions": optimal_questions(stored, s_id, t_id),
             "final_guess_optimal": bool(stored.value("final_optimal", s_id, t_id)),
             "closest_to_half": closest_to_half(family, s_id, config.max_literals),

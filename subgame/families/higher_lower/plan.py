@@ -24,7 +24,7 @@ import typer
 
 from subgame.errors import InvalidInput, check_int
 from subgame.families.higher_lower import game as hl
-from subgame.family import ComputationConfig
+from subgame.family import ComputationConfig, parse_int_list
 from subgame.plan import (ArraySpec, ChunkGrid, ChunkMax, Plan, ShardTask, Stage, Step,
                           Writer)
 from subgame.storage import ComputationStore
@@ -172,17 +172,6 @@ def parse_choices(option: str, text: str, allowed: tuple[str, ...]) -> tuple[str
     return tuple(dict.fromkeys(values))
 
 
-def parse_sizes(option: str, text: str, upper: int) -> tuple[int, ...]:
-    try:
-        values = tuple(int(v) for v in text.split(","))  # an empty entry fails here
-    except ValueError:
-        values = ()
-    if not values or any(not 1 <= v <= upper for v in values):
-        raise InvalidInput(f"{option} takes a comma-separated list of integers in 1..{upper}; "
-                           f"got {text!r}")
-    return tuple(dict.fromkeys(values))
-
-
 @dataclass(frozen=True)
 class DeckConfig(ComputationConfig):
     ranks: tuple[int, ...]
@@ -315,7 +304,7 @@ def computations(run: HigherLowerRun) -> list[ComputationConfig]:
         raise InvalidInput("give both --ranks and --suits for a deck sweep")
     if run.ranks is not None:
         chosen.append(DeckConfig(
-            parse_sizes("--ranks", run.ranks, 52), parse_sizes("--suits", run.suits, 8),
+            parse_int_list("--ranks", run.ranks, 1, 52), parse_int_list("--suits", run.suits, 1, 8),
             parse_choices("--ties", run.ties, hl.TIES),
             parse_choices("--policy", run.policy, hl.POLICIES), run.games, run.seed))
     if not chosen:

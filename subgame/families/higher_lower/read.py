@@ -12,7 +12,8 @@ from subgame.errors import NotComputed
 from subgame.families.higher_lower import game as hl
 from subgame.families.higher_lower.plan import FAMILY
 from subgame.storage import ComputationStore, find_computations
-from subgame.storage.encoding import decimal, from_hex
+from subgame.exact import decimal, fraction_text
+from subgame.storage.encoding import from_hex
 
 
 
@@ -32,10 +33,6 @@ def _distinct_sweep(url: str, need: int = 1) -> tuple[ComputationStore, int]:
     return best
 
 
-def _fraction(value: Fraction) -> str:
-    return f"{decimal(value.numerator)}/{decimal(value.denominator)}"
-
-
 def query_n(url: str, n: int) -> dict[str, Any]:
     store, _ = _distinct_sweep(url, n)
     row = {name: store.array(name)[n - 1].item()
@@ -48,8 +45,8 @@ def query_n(url: str, n: int) -> dict[str, Any]:
         count, streak = from_hex([store.array("count")[n - 1],
                                   store.array("streak_count")[n - 1]])
         result.update(count=decimal(count),
-                      p_all_exact=_fraction(Fraction(count, factorial(n))),
-                      expected_streak_exact=_fraction(Fraction(streak, factorial(n))))
+                      p_all_exact=fraction_text(Fraction(count, factorial(n))),
+                      expected_streak_exact=fraction_text(Fraction(streak, factorial(n))))
     return result
 
 
@@ -87,7 +84,7 @@ def query_deck(url: str, ranks: int, suits: int, ties: str, policy: str,
         i = points.index((ranks, suits, ties, policy))
         if store.step_done(0) and store.array("exact_wins")[i]:
             wins, orders = from_hex([store.array("exact_wins")[i], store.array("exact_orders")[i]])
-            result["exact"] = {"p": _fraction(Fraction(wins, orders)), "p_float": wins / orders,
+            result["exact"] = {"p": fraction_text(Fraction(wins, orders)), "p_float": wins / orders,
                                "states": int(store.array("exact_states")[i])}
         if "mc_wins" in store.group and store.step_done(1):
             shards += [(int(w), int(g)) for w, g in zip(store.array("mc_wins")[i],

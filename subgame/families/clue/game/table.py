@@ -25,6 +25,7 @@ from __future__ import annotations
 from numbers import Integral
 
 from subgame.errors import InvalidInput
+from subgame.exact import fraction_text
 
 from .inference import DEFAULT_BUDGET, Facts, TooLarge, best_hidden_sets, count_deals, posterior
 from .rules import game_size
@@ -44,14 +45,10 @@ def infer_view(view: object, budget: int = 5 * DEFAULT_BUDGET) -> dict:
     except TooLarge:
         raise InvalidInput(f"this view is too large to count exactly within {budget} "
                            "transitions of the counting programme") from None
-    return {"p_hidden": {str(c): _ratio(post.p_hidden(c)) for c in range(1, facts.cards + 1)},
+    return {"p_hidden": {str(c): fraction_text(post.p_hidden(c)) for c in range(1, facts.cards + 1)},
             "best": [list(s) for s in best],
-            "p_best": _ratio(p_best),
+            "p_best": fraction_text(p_best),
             "deals": str(post.deals)}
-
-
-def _ratio(f) -> str:
-    return f"{f.numerator}/{f.denominator}"
 
 
 def _impossible(view, steps, budget) -> str:
