@@ -9,6 +9,12 @@
 3. What N = 13, 14, 16 need, from the per-game cost measured per level size j.
 
     python bench/gops.py [--sizes 8 9 10 11] [--threads 2] [--highs-games 300]
+
+``--cost-model N`` instead prints the cost model of N's levels (values only, as `--strategies
+none`): per level the matrix games, their size, pivots, the flops of the tableau and of the
+rest of a game, the bytes of level j-1, and the measured time against a lower bound from this
+CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy), all
+measured in the same run (docs/gops.md, "Cost model").
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from math import comb
 
 import numpy as np
+from numba import njit
 from scipy.optimize import linprog
 
 from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ranges, solve_levels,
@@ -67,10 +74,10 @@ def solver_against_highs(highs_games: int) -> None:
     print(f"  ratio HiGHS / compiled on the same games: {highs / ours_sample:.0f}x")
 
 
-def timed(function, *args) -> float:
-    start = time.perf_counter()
+def timed(function, *args, clock=time.perf_counter) -> float:
+    start = clock()
     function(*args)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def level_bytes(states: int, j: int) -> int:
@@ -154,14 +161,131 @@ def projection(rates: dict[int, list[float]], sizes=(13, 14, 16)) -> None:
               f"{disk / 2**40:.3g} TiB uncompressed")
 
 
+@njit(cache=True)
+def _scalar_chains(repeats: int) -> float:
+    """8 independent multiply-add chains of scalars: 16 flops per iteration, no arrays."""
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 1.0
+    for _ in range(repeats):
+        a0 = a0 * 0.999999 + 1e-7
+        a1 = a1 * 0.999998 + 1e-7
+        a2 = a2 * 0.999997 + 1e-7
+        a3 = a3 * 0.999996 + 1e-7
+        a4 = a4 * 0.999995 + 1e-7
+        a5 = a5 * 0.999994 + 1e-7
+        a6 = a6 * 0.999993 + 1e-7
+        a7 = a7 * 0.999992 + 1e-7
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
+
+
+@njit(cache=True)
+def _simd_lanes(lanes: np.ndarray, repeats: int) -> float:
+    """The same multiply-add on 64 independent lanes (the compiler vectorises the inner
+    loop; 512 B stay in registers or L1): 128 flops per iteration."""
+    for _ in range(repeats):
+        for i in range(lanes.size):
+            lanes[i] = lanes[i] * 0.999999 + 1e-7
+    return lanes.sum()
+
+
+def machine_rates(tries: int = 5) -> dict[str, float]:
+    """Scalar and SIMD flops per CPU second of one core, and memory bandwidth (copy: read
+    and write bytes), each the best of ``tries``."""
+    _scalar_chains(10), _simd_lanes(np.ones(64), 2)  # compile
+    repeats = 20_000_000
+    source = np.ones(2**25)  # 256 MiB, far beyond the caches
+    target = np.empty_like(source)
+
+    def best(function, *args) -> float:  # CPU time: not the time spent waiting for a core
+        return min(timed(function, *args, clock=time.process_time) for _ in range(tries))
+
+    return {"scalar": 16 * repeats / best(_scalar_chains, repeats),
+            "simd": 128 * (repeats // 4) / best(_simd_lanes, np.ones(64), repeats // 4),
+            "bandwidth": 2 * source.nbytes / best(np.copyto, target, source)}
+
+
+def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
+    """CPU seconds per game of the compiled solver alone (batched ``solve_matrix_games``,
+    saddle check included) on the level's own games, those of ``samples`` (P, k) spread
+    over the level; the kernel's time per game minus this is the payoff assembly and the
+    loop around the solver."""
+    picks = np.linspace(0, layout.n_p * layout.j - 1, min(samples, layout.n_p * layout.j))
+    games = np.concatenate([np.delete(payoff_matrices(layout, prev, pick // layout.j,
+                                                      pick % layout.j), layout.symmetric, 0)
+                            for pick in picks.astype(int)])
+    solve_matrix_games(games[:1])
+    return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
+
+
+def cost_model(n_cards: int) -> None:
+    """Per level: the work of its matrix games against this CPU's bound (one core).
+
+    A game of level j is j x j.  Its payoff costs 2 j^2 flops (duel * prize + sign * child)
+    and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
+    saddle check reads it twice.  A game that is not a saddle point also pays the tableau
+    (2 (j+1)^2 flops per pivot: one multiply-add per cell), the scaled slack tableau
+    (2 j^2), the basis re-solve (LU of at most j x j, 2/3 j^3, and four triangular solves,
+    4 j^2) and the certificate (x^T X and X y, 4 j^2).  Bytes: level j-1 read once and the
+    level's values and f_k written once.  Bound = max(flops / rate, bytes / bandwidth):
+    with the scalar rate (rows of 5-12 entries leave little to vectorise) and the SIMD rate.
+    Times are CPU seconds of this process; the rates are the best measured before and after
+    the levels (the cores are shared: the best is the nearest to what the CPU can do).
+    """
+    before = machine_rates()
+    rows = []
+    prev = np.zeros((1, 1))
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        solve_shard(layout, prev, 0, min(layout.n_p, 1), False)  # layout and caches warm
+        start = time.process_time()
+        result = solve_shard(layout, prev, 0, layout.n_p, False)
+        seconds = time.process_time() - start
+        rows.append((layout, result, seconds, prev.nbytes,
+                     solver_alone(layout, prev) if result.games else 0.0))
+        prev = result.values
+    after = machine_rates()
+    rates = {name: max(before[name], after[name]) for name in before}
+    print(f"== cost model, N = {n_cards}, values only, one core (CPU seconds) ==")
+    print(f"  this CPU: scalar {rates['scalar'] / 1e9:.2f} Gflop/s, SIMD (64 lanes) "
+          f"{rates['simd'] / 1e9:.2f} Gflop/s, memory copy {rates['bandwidth'] / 1e9:.2f} GB/s")
+    header = ("j", "decks", "patterns", "games", "saddle %", "pivots/LP", "tableau Gflop",
+              "other Gflop", "gathered MB", "level j-1 MB", "measured s", "ns/game",
+              "solver alone ns/game", "bound s (scalar)", "x bound", "bound s (SIMD)",
+              "x bound")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for layout, result, seconds, prev_bytes, solver in rows:
+        if not result.games:  # j = N: the one state V = Y, f = 0 without a game
+            continue
+        j = layout.j
+        lps = result.games - result.saddles
+        tableau = result.pivots * 2 * (j + 1) ** 2
+        other = result.games * 2 * j * j + lps * (2 * j * j + 2 * j ** 3 / 3 + 8 * j * j)
+        gathered = result.games * j * j * 8
+        streamed = prev_bytes + result.values.nbytes + result.upcard_values.nbytes
+        bounds = [max((tableau + other) / rates[rate], streamed / rates["bandwidth"])
+                  for rate in ("scalar", "simd")]
+        print(f"| {j} | {layout.n_p} | {layout.n_patterns} | {result.games:,} | "
+              f"{100 * result.saddles / max(result.games, 1):.0f} | "
+              f"{result.pivots / max(lps, 1):.2f} | {tableau / 1e9:.3g} | {other / 1e9:.3g} | "
+              f"{gathered / 1e6:.3g} | {prev_bytes / 1e6:.3g} | {seconds:.3g} | "
+              f"{1e9 * seconds / max(result.games, 1):.0f} | {1e9 * solver:.0f} | "
+              f"{bounds[0]:.3g} | "
+              f"{seconds / bounds[0]:.1f} | {bounds[1]:.3g} | {seconds / bounds[1]:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[8, 9, 10, 11])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--highs-games", type=int, default=300)
+    parser.add_argument("--cost-model", type=int, metavar="N",
+                        help="Only the cost model of N's levels (see the module text).")
     args = parser.parse_args()
     for _ in solve_levels(4, True):  # load the compiled kernels before timing anything
         pass
+    if args.cost_model:
+        cost_model(args.cost_model)
+        return
     solver_against_highs(args.highs_games)
     rates: dict[int, list[float]] = {}
     for n_cards in args.sizes:

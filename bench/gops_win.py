@@ -62,8 +62,7 @@ def policy_table(sizes: list[int]) -> None:
     print("| N | opponent | policy | E[points] | P(win) | P(tie) | P(lose) | exploitability |")
     print("|---|---|---|---|---|---|---|---|")
     for n in sizes:
-        stored = {objective: {j: StoredStrategies.from_arrays(objective, r.strategies,
-                                                              r.strategies_two)
+        stored = {objective: {j: StoredStrategies(objective, r.strategies, r.strategies_two)
                               for j, (_, r) in solve(n, objective, True)[5].items() if j}
                   for objective in ("points", "win")}
         for objective in ("points", "win"):

@@ -8,6 +8,7 @@ import inspect
 import os
 import sys
 import urllib.request
+from contextlib import ExitStack
 from dataclasses import MISSING, asdict, fields
 from typing import Annotated, Any, get_type_hints
 
@@ -17,20 +18,28 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 import typer  # noqa: E402
 
 try:  # recent Typer vendors click; older Typer uses click itself
-    from typer._click.exceptions import UsageError  # noqa: E402
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 except ImportError:  # pragma: no cover
-    from click import UsageError  # noqa: E402
+    from click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 
-from subgame import __version__, families, watchdog  # noqa: E402
-from subgame.commands import serve, status, upgrade, verify_store  # noqa: E402
-from subgame.commands.common import JsonOption, console, emit, user_errors  # noqa: E402
-from subgame.errors import SubgameError  # noqa: E402
+from subgame import __version__, families, interrupts, watchdog  # noqa: E402
+from subgame.commands import export, serve, status, upgrade, verify_store  # noqa: E402
+from subgame.commands.common import JsonOption, command_from, console, emit  # noqa: E402
+from subgame.errors import InvalidInput, SubgameError  # noqa: E402
+from subgame.exact import counted  # noqa: E402
 from subgame.family import Family, as_json  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
 
 LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="No progress display and no summary: only errors (and --json's "
+                          "result).")]
+VerboseOption = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Also show Prefect's log lines (flow and task runs, the "
+                            "temporary server).")]
 VERBS = {"query": "Read stored results; needs no cluster.", "plot": "Draw figures from a store.",
-         "verify": "Check stored results against theory."}
+         "verify": "Check stored results against theory.",
+         "export": "Write a table of stored results as CSV, Parquet or netCDF."}
 
 
 def _parameters(cls: type, names: tuple[str, ...] | None = None) -> list[inspect.Parameter]:
@@ -55,11 +64,25 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
 
     from subgame.flows.run import run_flow
 
-    # A Prefect server already running here (`prefect server start`, `subgame serve`'s)
-    # spares the run a temporary one, whose start-up costs seconds.
-    server = None if PREFECT_API_URL.value() else running_local_server()
-    with temporary_settings({PREFECT_API_URL: server} if server else {}):
+    with ExitStack() as stack:
+        # A Prefect server already running here (`prefect server start`, `subgame serve`'s)
+        # spares the run a temporary one, whose start-up costs seconds.
+        server = None if PREFECT_API_URL.value() else \
+            running_local_server() or temporary_server(stack)
+        stack.enter_context(temporary_settings({PREFECT_API_URL: server} if server else {}))
         return run_flow(family.name, as_json(asdict(options)), run_options)
+
+
+def temporary_server(stack: ExitStack) -> str:
+    """Prefect's temporary server, as Prefect itself would start one, but writing nothing
+    to the terminal: a Ctrl-C while it starts would make it print "Aborted!"."""
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()
+    with interrupts.silent_children():
+        server.start()
+    stack.callback(server.stop)
+    return server.api_url
 
 
 def running_local_server(url: str = LOCAL_PREFECT_API) -> str | None:
@@ -71,30 +94,51 @@ def running_local_server(url: str = LOCAL_PREFECT_API) -> str | None:
         return None
 
 
+def third_party_logs(verbose: bool, quiet: bool) -> None:
+    """A run shows one progress display and its result; Prefect's and Dask's INFO lines
+    only with --verbose. Settled before Prefect is imported, which reads its logging level
+    once."""
+    if verbose and quiet:
+        raise InvalidInput("--quiet and --verbose contradict each other; give one")
+    if not verbose:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+
 def run_command(family: Family):
     """`subgame run <family>`: the family's options, then every run option."""
     own = _parameters(family.options)
     shared = _parameters(RunOptions, CLI_FIELDS)
     clash = {p.name for p in own} & {p.name for p in shared}
     assert not clash, f"{family.name} redeclares run options {clash}"
-    parameters = [*own, *shared, inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY,
-                                                   annotation=JsonOption, default=False)]
+    parameters = [*own, *shared, *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                                     annotation=annotation, default=False)
+                                   for name, annotation in (("as_json", JsonOption),
+                                                            ("quiet", QuietOption),
+                                                            ("verbose", VerboseOption)))]
 
     def run(**values: Any) -> None:
-        as_json_output = values.pop("as_json")
+        as_json_output, quiet = values.pop("as_json"), values.pop("quiet")
+        third_party_logs(values.pop("verbose"), quiet)
         run_options = RunOptions(**{name: values.pop(name) for name in CLI_FIELDS},
-                                 progress=not as_json_output)
+                                 progress=not (as_json_output or quiet))
+        if run_options.dry_run:
+            from subgame.engine import dry_run
+
+            estimates = [dry_run(computation, run_options)
+                         for computation in family.computations(family.options(**values))]
+            emit([e.as_dict() for e in estimates], as_json_output, lambda _: [
+                console.print(line, soft_wrap=True) for e in estimates for line in e.lines()])
+            return
         reports = start_run(family, family.options(**values), run_options)
+        if quiet and not as_json_output:
+            return
         emit(reports, as_json_output, lambda rs: [console.print(
-            f"{r['computation']} in {r['store']}: computed {len(r['steps_computed'])} "
-            f"steps ({r['shards_computed']} shards), {r['steps_skipped']} already stored",
+            f"{r['computation']} in {r['store']}: computed "
+            f"{counted(len(r['steps_computed']), 'step')} "
+            f"({counted(r['shards_computed'], 'shard')}), {r['steps_skipped']} already stored",
             soft_wrap=True) for r in rs])
 
-    run.__signature__ = inspect.Signature(parameters)
-    run.__annotations__ = {p.name: p.annotation for p in parameters}
-    run.__doc__ = family.options.__doc__
-    run.__name__ = f"run_{family.name}"
-    return user_errors(run)
+    return command_from(run, parameters, family.options, f"run_{family.name}")
 
 
 def _print_version(value: bool) -> None:
@@ -103,28 +147,38 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-def build_app() -> typer.Typer:
-    app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                      help="Exact solutions of small games, level by level, kept in a Zarr "
-                           "store.")
+def _group(**settings: Any) -> typer.Typer:
+    """A command group. Plain help text: it names each option's choices and type, shows no
+    type for a flag, and pastes into a script or an issue as it reads."""
+    return typer.Typer(no_args_is_help=True, rich_markup_mode=None, **settings)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The whole command tree, or the house's commands and one family's (`only`)."""
+    app = _group(pretty_exceptions_enable=False,  # `subgame --install-completion` sets up tab
+                 help="Exact solutions of small games, level by level, kept in a Zarr "
+                      "store.")
 
     @app.callback()
     def version(_: Annotated[bool, typer.Option(
             "--version", callback=_print_version, is_eager=True,
             help="Print the version and exit.")] = False) -> None:
         """Exact solutions of small games, level by level, kept in a Zarr store."""
-    run_app = typer.Typer(no_args_is_help=True, help="Compute (or resume) a family's steps.")
+    run_app = _group(help="Compute (or resume) a family's steps.")
     app.add_typer(run_app, name="run")
-    verb_apps = {verb: typer.Typer(no_args_is_help=True, help=text) for verb, text in VERBS.items()}
+    verb_apps = {verb: _group(help=text) for verb, text in VERBS.items()}
     verb_apps["verify"].callback(invoke_without_command=True)(verify_store.verify_store)
     for verb, verb_app in verb_apps.items():
         app.add_typer(verb_app, name=verb)
-    for name, family in families.all_families().items():
+    for name, family in (families.all_families() if only is None
+                         else {only: families.get(only)}).items():
         run_app.command(name, help=family.summary or None)(run_command(family))
         for verb, command in family.commands.items():
             verb_apps[verb].command(name)(command)
+        if family.table is not None:
+            verb_apps["export"].command(name)(export.export_command(family.table))
         if family.tools:
-            tools = typer.Typer(no_args_is_help=True, help=family.summary or None)
+            tools = _group(help=family.summary or None)
             for tool, command in family.tools.items():
                 tools.command(tool)(command)
             app.add_typer(tools, name=name)
@@ -134,17 +188,36 @@ def build_app() -> typer.Typer:
     return app
 
 
+def named_family(argv: list[str]) -> str | None:
+    """The built-in family a command line names (`run gops ...`, `gops play ...`): the only
+    one whose modules (and their numba kernels) need importing, which keeps a rerun that
+    finds everything stored well under a second."""
+    if argv[:1] and argv[0] in families.REGISTRY:
+        return argv[0]
+    if argv[1:2] and argv[0] in ("run", *VERBS) and argv[1] in families.REGISTRY:
+        return argv[1]
+    return None
+
+
 def main() -> None:
     """The console script: a usage error (an unknown option, a value of the wrong type) is
     one line on stderr, as every other refusal is. Verbs that start servers or workers leave
-    none behind, however the process ends (`subgame.watchdog`)."""
+    none behind, however the process ends (`subgame.watchdog`); a run stops cleanly on
+    Ctrl-C or SIGTERM (`subgame.interrupts`)."""
     if sys.argv[1:2] in (["run"], ["serve"]):
         watchdog.guard()
+    if sys.argv[1:2] == ["run"]:
+        interrupts.install()
     try:
-        status_code = build_app()(standalone_mode=False)
+        status_code = build_app(named_family(sys.argv[1:]))(standalone_mode=False)
+    except interrupts.RunInterrupted as exc:
+        interrupts.exit_now(exc.exit_status)
     except SubgameError as exc:  # the app itself cannot be built (a broken plugin family)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except NoArgsIsHelpError:  # `subgame run`, `subgame verify`: not a mistake, a question
+        build_app()([*sys.argv[1:], "--help"], standalone_mode=False)
+        sys.exit(0)
     except UsageError as exc:
         hint = f" (see {exc.ctx.command_path} --help)" if exc.ctx else ""
         print(f"error: {exc.format_message()}{hint}", file=sys.stderr)

@@ -20,9 +20,9 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import yaml
-from dask.utils import parse_timedelta
 
 from subgame.errors import InvalidInput, SubgameError
+from subgame.interrupts import silent_children
 
 PROFILE_DIRS_ENV = "SUBGAME_CLUSTER_PROFILES"
 # Bundled profiles live in the source tree (and in the Docker image, which copies it);
@@ -32,6 +32,7 @@ KINDS = ("local", "scheduler", "slurm", "pbs", "kubernetes")
 BATCH_KINDS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 MAX_REMOTE_WORKERS = 100_000
+DEFAULT_CONNECT_TIMEOUT = "30s"
 
 
 class ClusterUnavailable(SubgameError):
@@ -64,7 +65,7 @@ class ClusterProfile:
     workers: int | None = None  # local: processes [default one per core]; others: scale to
     threads_per_worker: int = 1
     memory_limit: str | None = None  # local only; batch jobs say "memory" in options
-    connect_timeout: str = "30s"
+    connect_timeout: str = DEFAULT_CONNECT_TIMEOUT
     lifetime: WorkerLifetime | None = None
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -86,7 +87,7 @@ class ClusterProfile:
         elif self.address:
             raise InvalidInput(f"{where}: address is only for kind scheduler")
         try:
-            parse_timedelta(self.connect_timeout)
+            self.connect_seconds()
         except (ValueError, TypeError, KeyError):
             raise InvalidInput(f"{where}: connect_timeout must be a duration such as 30s, "
                                f"got {self.connect_timeout!r}") from None
@@ -94,6 +95,15 @@ class ClusterProfile:
             raise InvalidInput(f"{where}: lifetime is for batch queues (slurm, pbs)")
         if self.options and self.kind in ("local", "scheduler"):
             raise InvalidInput(f"{where}: options are for slurm, pbs and kubernetes profiles")
+
+    def connect_seconds(self) -> float:
+        # Dask's own reading of a duration; imported here, not at start-up (0.2 s that a
+        # run finding everything stored would pay), and skipped for the default.
+        if self.connect_timeout == DEFAULT_CONNECT_TIMEOUT:
+            return 30.0
+        from dask.utils import parse_timedelta
+
+        return parse_timedelta(self.connect_timeout)
 
     @property
     def max_workers(self) -> int:
@@ -116,7 +126,7 @@ class ClusterProfile:
             parts = urlsplit(self.address)
             try:
                 socket.create_connection((parts.hostname, parts.port),
-                                         timeout=parse_timedelta(self.connect_timeout)).close()
+                                         timeout=self.connect_seconds()).close()
             except OSError as exc:
                 raise ClusterUnavailable(f"no Dask scheduler answers at {self.address}: "
                                          f"{exc.strerror or exc}") from None
@@ -155,11 +165,16 @@ class ClusterProfile:
 
             # A compiled kernel that runs its own thread pool (numba prange) must use only
             # the worker's share of the cores, or the workers oversubscribe the machine.
-            return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
-                                threads_per_worker=self.threads_per_worker, processes=True,
-                                memory_limit=self.memory_limit or "auto",
-                                host="127.0.0.1", dashboard_address=None, silence_logs=40,
-                                env={"NUMBA_NUM_THREADS": str(self.threads_per_worker)})
+            with silent_children():
+                return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
+                                    threads_per_worker=self.threads_per_worker, processes=True,
+                                    memory_limit=self.memory_limit or "auto",
+                                    # A shard's error reaches the driver with its traceback;
+                                    # the workers' own log lines would repeat it, or report
+                                    # the driver gone after a Ctrl-C.
+                                    host="127.0.0.1", dashboard_address=None, silence_logs=50,
+                                    preload=["subgame.interrupts"],  # workers ignore Ctrl-C
+                                    env={"NUMBA_NUM_THREADS": str(self.threads_per_worker)})
         if self.kind in BATCH_KINDS:
             module = _optional("dask_jobqueue", "hpc", self.kind)
             return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())

@@ -15,14 +15,17 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
 
+from subgame import interrupts
+from subgame.estimate import RunEstimate, estimate_run
 from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
 from subgame.storage import ComputationStore, resolve_store
 from subgame.storage.integrity import repair_damage
-from subgame.storage.location import check_store_location
+from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
 from subgame.tasks.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
 
@@ -72,16 +75,20 @@ def make_executor(options: RunOptions) -> Executor:
 
 
 def _progress(enabled: bool) -> Progress:
+    # The remaining time is rich's estimate from the recent pace: good within a step's
+    # shards, optimistic across steps, which grow with the level.
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), disable=not enabled, transient=False)
+                    TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                    disable=not enabled, transient=False)
 
 
 def refuse_early(config: ComputationConfig, options: RunOptions
                  ) -> tuple[str, ComputationConfig, Mapping[str, Any] | None]:
     """Every refusal a run can meet before it writes anything or starts a cluster: a bad
-    store location, a clashing identity, a live lock, an unusable cluster. Returns the store
-    URL, the configuration grown to the stored extent (a run never shrinks a store) and the
-    stored attributes (None before the first run)."""
+    store location, a clashing identity, a live lock, an unusable cluster, new data or a
+    worker's peak memory beyond what is free (unless --force; --dry-run prints them).
+    Returns the store URL, the configuration grown to the stored extent (a run never
+    shrinks a store) and the stored attributes (None before the first run)."""
     url = resolve_store(options.store)
     check_store_location(url)
     stored = ComputationStore.stored_attrs(url, config.group_path())
@@ -89,7 +96,23 @@ def refuse_early(config: ComputationConfig, options: RunOptions
     StoreLock(url, config.group_path()).check()
     if options.executor == "dask":
         options.cluster_profile().probe()
-    return url, config if stored is None else config.covering(stored["extent"]), stored
+    grown = config if stored is None else config.covering(stored["extent"])
+    if not (options.force or options.dry_run or finished(grown, stored, options)):
+        estimate_run(url, grown, stored, options).refuse_unfit()
+    return url, grown, stored
+
+
+def finished(grown: ComputationConfig, stored: Mapping[str, Any] | None,
+             options: RunOptions) -> bool:
+    """The store holds this extent and its last run ended with every step finished."""
+    return not options.repair and stored is not None and bool(stored.get("complete")) and \
+        grown.extent() == stored["extent"]  # a larger extent: there is new work
+
+
+def dry_run(config: ComputationConfig, options: RunOptions) -> RunEstimate:
+    """What a run would compute and need, refused as every run is; writes nothing and
+    starts nothing."""
+    return estimate_run(*refuse_early(config, options), options)
 
 
 def already_complete(config: ComputationConfig, options: RunOptions
@@ -99,8 +122,7 @@ def already_complete(config: ComputationConfig, options: RunOptions
     covers this extent, and its last run ended with every step finished. Refuses first,
     as every run does."""
     url, grown, stored = refuse_early(config, options)
-    if options.repair or stored is None or not stored.get("complete") or \
-            grown.extent() != stored["extent"]:  # a larger extent: there is new work
+    if not finished(grown, stored, options):
         return None
     return RunReport(config.group_path(), url, steps_skipped=len(stored["steps"]))
 
@@ -115,10 +137,13 @@ def run_computation(config: ComputationConfig, options: RunOptions,
         stack.enter_context(StoreLock(url, plan.group_path))
         store = ComputationStore.create(url, plan.group_path, plan.family, config.identity(),
                                         config.extent())
+        # However the run ends, readers other than subgame (xarray) get the metadata as left.
+        stack.callback(publish_metadata, url)
         store.group.attrs["complete"] = False  # until every step of every stage is done
         if options.repair:
             report.repaired = [damage.describe() for damage in repair_damage(store, plan)]
         prepare(store, plan)
+        publish_metadata(url)  # the arrays as sized for this run
         executor: Executor | None = None
         progress = stack.enter_context(_progress(options.progress))
         known = store.group.attrs["steps"]  # a later stage adds its steps once built
@@ -140,6 +165,7 @@ def run_computation(config: ComputationConfig, options: RunOptions,
                                 lambda _metrics, bar=shards: progress.advance(bar))
             progress.remove_task(shards)
             progress.advance(bar)
+            interrupts.step_finished()
             report.steps_computed.append(step.name)
             report.shards_computed += result["shards_computed"]
             report.seconds[step.name] = round(result["seconds"], 3)

@@ -67,6 +67,12 @@ class ComputationConfig:
     def plan(self) -> "Plan":
         raise NotImplementedError
 
+    def worker_bytes(self) -> int | None:
+        """Peak memory one worker needs for the largest shard of this computation, beyond
+        the worker process itself (``subgame.estimate.WORKER_BASE_BYTES``): the family's
+        estimate, written beside the solver it describes. None: not estimated (no check)."""
+        return None
+
 
 @dataclass(frozen=True)
 class Family:
@@ -78,7 +84,10 @@ class Family:
     the family's other verbs (query, plot, verify), Typer command functions; ``tools`` are
     commands of its own, `subgame <name> <tool>` (e.g. `subgame clue infer`). ``upgrade``
     turns the configuration attributes of a group written by subgame 0.1 into today's
-    configuration (see `subgame upgrade`)."""
+    configuration (see `subgame upgrade`). ``answer`` is the function behind `subgame query
+    <name>` (its options as keywords, ``store`` among them), returning what ``--json``
+    prints: the Python API (`subgame.query`) calls it. ``table`` likewise returns a
+    pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`."""
 
     name: str
     options: type
@@ -87,3 +96,5 @@ class Family:
     tools: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     upgrade: Callable[[Mapping[str, Any]], ComputationConfig] | None = None
     summary: str = ""
+    answer: Callable[..., Mapping[str, Any]] | None = None
+    table: Callable[..., Any] | None = None

@@ -4,7 +4,7 @@ parameter and the deployments' `options:` mapping all read this one typed object
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
@@ -30,14 +30,21 @@ class RunOptions:
     cluster: Annotated[Optional[str], typer.Option(
         "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
                           "(bundled, see deploy/clusters) or a profile YAML file.")] = None
-    executor: Annotated[str, typer.Option(
-        "--executor", help="dask (default) or serial (in-process, for debugging).")] = "dask"
+    executor: Annotated[Literal[EXECUTORS], typer.Option(
+        "--executor", help="dask, or serial (in-process, for debugging).")] = "dask"
     max_steps: Annotated[Optional[int], typer.Option(
         "--max-steps", "--max-levels", min=1,
         help="Stop after this many steps; run again to continue.")] = None
     repair: Annotated[bool, typer.Option(
         "--repair", help="First recompute the shards whose stored chunks fail their "
                          "checksums (see `subgame verify --store`).")] = False
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the plan's steps and shards, the store size, chunk files and "
+                          "a worker's peak memory against the free disk and the workers' "
+                          "memory; write nothing, start nothing.")] = False
+    force: Annotated[bool, typer.Option(
+        "--force", help="Run even when the estimates say the store or a worker's memory "
+                        "will not fit.")] = False
     progress: bool = False  # progress bars (the CLI shows them unless --json)
 
     def __post_init__(self) -> None:

@@ -17,7 +17,10 @@ shard) and read their inputs from the store; constant tables are computed by the
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from math import prod
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
+
+from subgame.errors import InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
@@ -199,3 +202,63 @@ class Plan:
     @property
     def group_path(self) -> str:
         return self.config.group_path()
+
+
+# -- how big a plan is, before anything is written -------------------------------------------
+# A step is a Prefect task (tens of milliseconds of orchestration each) and a shard a Dask
+# task plus a marker chunk file: beyond these counts a run spends its time and the driver's
+# memory on bookkeeping (a million shards grew the driver past 4 GB before any work).
+MAX_STEPS = 10_000
+MAX_SHARDS_PER_STEP = 100_000
+# Bytes per element as Zarr's nbytes counts them; a variable-length string counts 16 (its
+# stored text may be longer: the higher/lower exact counts are long hexadecimal numbers).
+STRING_ITEMSIZE = 16
+
+
+def check_plan_size(steps: int, shards_per_step: int, remedy: str) -> None:
+    """Refuse a plan of too many steps or shards, from counts a configuration computes
+    arithmetically (so nothing is materialised before the refusal); ``remedy`` says which
+    option to change, and to what."""
+    if steps > MAX_STEPS or shards_per_step > MAX_SHARDS_PER_STEP:
+        raise InvalidInput(f"this run would make {steps:,} steps of up to {shards_per_step:,} "
+                           f"shards (at most {MAX_STEPS:,} steps of {MAX_SHARDS_PER_STEP:,}): "
+                           f"{remedy}")
+
+
+def array_bytes(spec: ArraySpec) -> int:
+    """The array's bytes uncompressed (what Zarr's nbytes says)."""
+    import numpy as np
+
+    itemsize = STRING_ITEMSIZE if spec.dtype == "str" else np.dtype(spec.dtype).itemsize
+    return prod(spec.shape) * itemsize
+
+
+def array_chunks(spec: ArraySpec) -> int:
+    """Chunk files of the array once every chunk is written."""
+    return prod(-(-size // chunk) for size, chunk in zip(spec.shape, spec.chunks))
+
+
+@dataclass(frozen=True)
+class PlanSize:
+    """What a plan's stages known up front write: steps, shards, uncompressed bytes (an
+    upper bound of what is stored: every array is compressed), files (chunks, one marker
+    per shard, one metadata file per array). Stages sized by earlier results
+    (``LaterStage``) are not counted: ``later_stages`` names them."""
+
+    steps: int
+    shards: int
+    max_shards_per_step: int
+    bytes: int
+    files: int
+    later_stages: tuple[str, ...]
+
+    @classmethod
+    def of(cls, plan: Plan) -> "PlanSize":
+        known = [stage for stage in plan.stages if isinstance(stage, Stage)]
+        steps = [step for stage in known for step in stage.steps]
+        arrays = [spec for stage in known for spec in stage.arrays]
+        shards = sum(step.shards for step in steps)
+        return cls(len(steps), shards, max((step.shards for step in steps), default=0),
+                   sum(map(array_bytes, arrays)) + shards,
+                   sum(map(array_chunks, arrays)) + shards + len(arrays) + len(steps),
+                   tuple(stage.name for stage in plan.stages if isinstance(stage, LaterStage)))

@@ -50,6 +50,16 @@ def tagged(run_id: str) -> list[int]:
     return found
 
 
+def terminate_children() -> None:
+    """From the run's own process, as it ends: SIGTERM to what it started, at once."""
+    run_id = os.environ.get(RUN_ENV)
+    for pid in tagged(run_id) if run_id and os.path.isdir("/proc") else ():
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+
+
 def end_all(run_id: str) -> None:
     for sig, wait in ((signal.SIGTERM, GRACE_SECONDS), (signal.SIGKILL, 0.0)):
         for pid in tagged(run_id):

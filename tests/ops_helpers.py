@@ -73,7 +73,8 @@ class Progress:
 
 def progress(url: str, group_path: str) -> Progress:
     try:
-        group = zarr.open_group(url, mode="r")[group_path]
+        # Not the consolidated metadata: a snapshot the driver refreshes after each run.
+        group = zarr.open_group(url, mode="r", use_consolidated=False)[group_path]
         steps = group.attrs["steps"]
     except (FileNotFoundError, KeyError):
         return Progress(frozenset(), {}, False)

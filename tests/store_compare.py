@@ -10,7 +10,7 @@ import zarr
 
 
 def _arrays(url: str) -> dict[str, zarr.Array]:
-    root = zarr.open_group(url, mode="r")
+    root = zarr.open_group(url, mode="r", use_consolidated=False)  # not a run's snapshot
     return {path: member for path, member in root.members(max_depth=None)
             if isinstance(member, zarr.Array)}
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+from math import comb
 
 import numpy as np
 import pytest
@@ -10,11 +12,14 @@ import zarr
 from typer.testing import CliRunner
 
 from subgame.cli import build_app
+from subgame.errors import NotComputed
+from subgame.families.gops.game.patterns import stored_pattern_count
 from subgame.families.gops.plan import GopsConfig, solve_gops_shard
+from subgame.families.gops.play import play_game
 from subgame.families.gops.read import first_move, query_state
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
-from subgame.plan import ShardTask
+from subgame.plan import PlanSize, ShardTask
 from subgame.storage import ComputationStore
 from tests import gops_reference as ref
 from subgame.storage.integrity import scan
@@ -27,7 +32,8 @@ app = build_app()
 
 def gops(store: str, cards: int, **options) -> dict:
     """One `run gops`: the flow gives one report per computation, here exactly one."""
-    family = {key: options.pop(key) for key in ("strategies", "shard_states") if key in options}
+    family = {key: options.pop(key) for key in ("strategies", "shard_states", "upcard_values")
+              if key in options}
     (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **options))
     return report
 
@@ -97,6 +103,58 @@ def test_strategies_top_k_bounds_the_disk(tmp_path):
     status = ComputationStore.open(path, "gops/N5").status()
     sizes = [step["bytes_on_disk"] for step in status["steps"]]
     assert all(size > 0 for size in sizes)
+
+
+def test_upcard_values_top_k_stores_the_same_values_and_only_the_top_f_k(tmp_path):
+    lean, full = str(tmp_path / "lean.zarr"), str(tmp_path / "full.zarr")
+    gops(lean, 5, upcard_values="top:2", shard_states=30, executor="serial")
+    gops(full, 5, strategies="none", shard_states=30, executor="serial")
+    lean_group, full_group = (zarr.open_group(path, mode="r")["gops/N5"]
+                              for path in (lean, full))
+    assert [f"j{j}/upcard_values" in lean_group for j in range(1, 6)] == [False] * 3 + [True] * 2
+    for j in range(1, 6):
+        names = ("values", "upcard_values") if j > 3 else ("values",)
+        for name in names:
+            np.testing.assert_array_equal(lean_group[f"j{j}/{name}"][...],
+                                          full_group[f"j{j}/{name}"][...])
+    # The plan's new data (what --dry-run and the fit check count) lacks exactly the f_k of
+    # levels 1..3 (C(5, j) decks x stored patterns x j upcards x 8 bytes) and their upcard
+    # labels (j x 8 bytes).
+    sizes = {path: PlanSize.of(GopsConfig(5, "none", 30, upcard_values=setting).plan()).bytes
+             for path, setting in ((lean, "top:2"), (full, "all"))}
+    assert sizes[full] - sizes[lean] == sum(
+        (comb(5, j) * stored_pattern_count(5, j) + 1) * j * 8 for j in (1, 2, 3))
+
+    # A level without f_k answers its value; asking for an upcard's f_k is refused in one
+    # line that names the option and still gives the value.
+    v, y, p = (1, 4), (2, 5), (3, 5)
+    answer = query_state(lean, 5, v, y, p)
+    assert answer["upcard_values"] is None and set(answer["bids"]) == {"3", "5"}
+    assert answer["value"] == pytest.approx(ref.value(v, y, p), abs=1e-9)
+    shown = CliRunner().invoke(app, ["query", "gops", "--cards", "5", "--hand", "1,4",
+                                     "--opponent", "2,5", "--prizes", "3,5", "--store", lean])
+    assert shown.exit_code == 0 and "not stored at this level" in shown.output
+    refused = CliRunner().invoke(app, ["query", "gops", "--cards", "5", "--hand", "1,4",
+                                       "--opponent", "2,5", "--prizes", "3,5", "--upcard",
+                                       "5", "--store", lean])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    assert "--upcard-values" in refused.output
+    assert f"f = {answer['value']:.12g}" in refused.output
+    top = query_state(lean, 5, (1, 2, 3, 4), (2, 3, 4, 5), (1, 2, 3, 5), upcard=5)
+    assert top["upcard_values"]["5"] == pytest.approx(
+        ref.upcard_values((1, 2, 3, 4), (2, 3, 4, 5), (1, 2, 3, 5))[3], abs=1e-9)
+
+    # play shows f_k every round: it refuses before the first round.
+    with pytest.raises(NotComputed, match="--upcard-values all"):
+        play_game(lean, 5, "points", 0, io.StringIO("1\n"), print)
+
+    # The setting is part of the identity: the other setting is refused, "all" is the
+    # identity stores had before the option (no key).
+    clash = CliRunner().invoke(app, ["run", "gops", "--cards", "5", "--shard-states", "30",
+                                     "--store", lean])
+    assert clash.exit_code == 2 and len(clash.output.strip().splitlines()) == 1
+    assert "upcard_values: stored 'top:2', requested the default" in clash.output
+    assert "upcard_values" not in GopsConfig(5).identity()
 
 
 @pytest.mark.parametrize("args, message", [

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from subgame.families.gops.game import (answer, level_layout, locate, payoff_matrices, shard_ranges,
-                                solve_levels, solve_matrix_game, solve_matrix_games,
-                                solve_shard)
+from subgame.families.gops.game import (answer, level_layout, locate, payoff_matrices,
+                                        previous_rows, shard_ranges, solve_levels,
+                                        solve_matrix_game, solve_matrix_games, solve_shard)
 from subgame.families.gops.game.cards import drop_ranks, subset_rank, subsets
 from subgame.families.gops.game.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
                                         swap)
@@ -293,6 +293,45 @@ def test_shards_equal_the_whole_level_and_threads_agree():
     assert levels[8][1].values[0, 0] == 0.0  # the root f(full, full, full)
     assert sum(result.games for _, result in levels.values()) == sum(
         lay.n_games for lay, _ in levels.values())
+
+
+@pytest.mark.parametrize("n_cards, objective, shard_decks", [(8, "points", 3), (6, "win", 2)])
+def test_row_reader_shards_equal_whole_level_shards(n_cards, objective, shard_decks):
+    """A shard given only the rows of level j-1 it needs (previous_rows, as the pipeline
+    reads them) returns what it returns given the whole level, bit for bit; the rows are
+    the set of its decks' P - P_k, at most j per deck, and a missing row is refused."""
+    prev = None
+    for layout, whole in solve_levels(n_cards, True, objective):
+        if layout.j >= 2:
+            for p_lo, p_hi in shard_ranges(layout, shard_decks * layout.n_patterns *
+                                           layout.n_diffs):
+                ranks = previous_rows(layout, p_lo, p_hi)
+                expected = {int(layout.drop_rank[r, k]) for r in range(p_lo, p_hi)
+                            for k in range(layout.j)}
+                assert ranks.tolist() == sorted(expected)
+                assert ranks.size <= (p_hi - p_lo) * layout.j
+                by_rows = solve_shard(layout, prev[ranks], p_lo, p_hi, True, True, ranks)
+                by_level = solve_shard(layout, prev, p_lo, p_hi, True)
+                for name in ("values", "upcard_values", "strategies", "strategies_two"):
+                    assert np.array_equal(getattr(by_rows, name), getattr(by_level, name),
+                                          equal_nan=True), (layout.j, p_lo, name)
+                    assert np.array_equal(getattr(by_level, name),
+                                          getattr(whole, name)[p_lo:p_hi], equal_nan=True)
+                assert (by_rows.games, by_rows.pivots, by_rows.max_gap) == \
+                    (by_level.games, by_level.pivots, by_level.max_gap)
+            if ranks.size > 1:
+                with pytest.raises(ValueError, match="lacks level"):
+                    solve_shard(layout, prev[ranks[1:]], p_lo, p_hi, False, True, ranks[1:])
+        prev = whole.values
+
+
+def test_upcard_values_left_out_change_nothing_else():
+    levels = {layout.j: (layout, result) for layout, result in solve_levels(6, True)}
+    layout, prev, whole = levels[4][0], levels[3][1].values, levels[4][1]
+    lean = solve_shard(layout, prev, 0, layout.n_p, True, with_upcard_values=False)
+    assert lean.upcard_values is None
+    assert np.array_equal(lean.values, whole.values)
+    assert np.array_equal(lean.strategies, whole.strategies)
 
 
 # --- queries -------------------------------------------------------------------------------

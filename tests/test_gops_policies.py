@@ -12,9 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from subgame.cli import build_app
+from subgame.families.gops.game import solve_levels
+from subgame.families.gops.game.evaluate import POLICIES, StoredStrategies, evaluate
 from subgame.families.gops.read import evaluate_policies, query_state
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
+from tests import gops_explicit_evaluation as explicit
 
 N = 4
 app = build_app()
@@ -97,32 +100,94 @@ def test_match_against_a_direct_recursion(store, objective):
     assert row["exploitability"] > 0.5
 
 
-def test_match_against_a_seeded_simulation(store):
-    """100 000 games of `match` against the stored win-optimal player two: each frequency
-    within 4.5 standard errors of the exact probability."""
-    direct = MatchAgainstStored(store, "win")
+def reply_table(direct: MatchAgainstStored) -> np.ndarray:
+    """Player two's stored bids against `match` for every reachable (P, Y, d, upcard), read
+    through `query`: [P bit mask, Y bit mask, d + T, upcard - 1, card - 1]."""
+    total = N * (N + 1) // 2
+    table = np.zeros((1 << N, 1 << N, 2 * total + 1, N, N))
+
+    def mask(cards) -> int:
+        return sum(1 << (c - 1) for c in cards)
+
+    def visit(prizes: tuple, hand_two: tuple, diff: int) -> None:
+        for upcard in prizes:
+            reply = direct.reply(prizes, hand_two, diff, upcard)
+            for card, q in reply.items():
+                table[mask(prizes), mask(hand_two), diff + total, upcard - 1, card - 1] = q
+            for card, q in reply.items():
+                if q > 0:
+                    visit(tuple(c for c in prizes if c != upcard),
+                          tuple(c for c in hand_two if c != card),
+                          diff + sign(upcard - card) * upcard)
+
+    visit(tuple(range(1, N + 1)), tuple(range(1, N + 1)), 0)
+    return table
+
+
+def simulate_match(table: np.ndarray, games: int, rng: np.random.Generator) -> np.ndarray:
+    """Final differences of ``games`` seeded games of `match` against the bids of
+    ``table``, all games a round at a time (numpy)."""
+    total = N * (N + 1) // 2
+    # nth_card[mask, t]: the (t+1)-th smallest card of the set ``mask`` (0 past its size)
+    nth_card = np.zeros((1 << N, N), np.int64)
+    for mask in range(1 << N):
+        held = [c for c in range(1, N + 1) if mask >> (c - 1) & 1]
+        nth_card[mask, :len(held)] = held
+    bids = table.reshape(-1, N)
+    prizes = np.full(games, (1 << N) - 1)
+    hand_two = prizes.copy()
+    diff = np.zeros(games, np.int64)
+    for left in range(N, 0, -1):
+        upcard = nth_card[prizes, rng.integers(0, left, games)]  # uniform over the prizes
+        at = ((prizes << N | hand_two) * (2 * total + 1) + diff + total) * N + upcard - 1
+        # A card with probability proportional to the stored float32 bids (renormalised,
+        # as the evaluation does); the draw is below the last partial sum, so never past it.
+        mass = np.cumsum(bids[at], axis=1)
+        card = (mass < rng.random(games)[:, None] * mass[:, -1:]).sum(axis=1) + 1
+        diff += np.sign(upcard - card) * upcard
+        prizes &= ~(1 << (upcard - 1))
+        hand_two &= ~(1 << (card - 1))
+    return diff
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_match_against_a_seeded_simulation(store, objective):
+    """3 million games of `match` against the stored optimal player two, simulated from the
+    bids `query` reports: the exact E[points], P(win), P(tie), P(lose) of the evaluation
+    each lie within 5 standard errors of the simulated means (a 5-sigma interval: a false
+    failure has probability below 1e-5 per figure)."""
+    table = reply_table(MatchAgainstStored(store, objective))
     rng = np.random.default_rng(11)
-    games = 100_000
-    outcomes = np.zeros(3, int)  # win, tie, lose
-    total_points = 0
-    for _ in range(games):
-        prizes, hand_two, diff = list(range(1, N + 1)), list(range(1, N + 1)), 0
-        while prizes:
-            upcard = prizes[rng.integers(len(prizes))]
-            reply = direct.reply(tuple(prizes), tuple(hand_two), diff, upcard)
-            cards = list(reply)
-            card = cards[rng.choice(len(cards), p=np.array([reply[c] for c in cards])
-                                    / sum(reply.values()))]
-            diff += sign(upcard - card) * upcard
-            prizes.remove(upcard)
-            hand_two.remove(card)
-        outcomes[0 if diff > 0 else 1 if diff == 0 else 2] += 1
-        total_points += diff
-    row = by_policy(evaluate_policies(store, N, "win", ["match"]))["match"]
-    for count, p in zip(outcomes, (row["p_win"], row["p_tie"], row["p_lose"])):
-        error = np.sqrt(p * (1 - p) / games)
-        assert abs(count / games - p) <= 4.5 * error, (count / games, p)
-    assert abs(total_points / games - row["expected_points"]) < 0.05
+    final = np.concatenate([simulate_match(table, 1_000_000, rng) for _ in range(3)])
+    games = final.size
+    row = by_policy(evaluate_policies(store, N, objective, ["match"]))["match"]
+    error = final.std() / np.sqrt(games)
+    assert abs(final.mean() - row["expected_points"]) <= 5 * error, (final.mean(), row)
+    for outcome, p in zip((final > 0, final == 0, final < 0),
+                          (row["p_win"], row["p_tie"], row["p_lose"])):
+        assert abs(outcome.mean() - p) <= 5 * np.sqrt(p * (1 - p) / games), (outcome.mean(), p)
+
+
+@pytest.mark.parametrize("n_cards", [5, 6])
+def test_level_by_level_equals_the_explicit_set_evaluation(n_cards):
+    """The evaluation on the solver's states (deck, d, pattern, orientation; policies as
+    bid tables, upcard+1 through the parked hand) against the explicit-set evaluation over
+    (V, Y, P, d) with every policy in card terms (tests/gops_explicit_evaluation.py), on
+    in-memory solves: every policy against both objectives' optimal player two."""
+    stored = {objective: {layout.j: StoredStrategies(objective, result.strategies,
+                                                     result.strategies_two)
+                          for layout, result in solve_levels(n_cards, True, objective)
+                          if layout.j}
+              for objective in ("points", "win")}
+    for objective in ("points", "win"):
+        for policy in POLICIES:
+            own = policy.split("-", 1)[1] if policy.startswith("optimal-") else None
+            args = (n_cards, policy, objective, stored[objective].__getitem__,
+                    stored[own].__getitem__ if own else None)
+            found, reference = evaluate(*args), explicit.evaluate(*args)
+            for name, value in vars(reference).items():
+                assert getattr(found, name) == pytest.approx(value, abs=1e-12), (
+                    objective, policy, name)
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
@@ -153,6 +218,23 @@ def test_evaluate_cli_and_refusals(store):
     unknown = CliRunner().invoke(app, ["gops", "evaluate", "--cards", str(N), "--policy",
                                        "bluff", "--store", store])
     assert unknown.exit_code == 2 and "--policy must be among" in unknown.output
+
+
+def test_both_openings_side_by_side(store, tmp_path):
+    """`plot gops --both-objectives` draws one PNG with a panel per objective (wider than
+    high) and refuses, in one line, a store that lacks one objective's computation."""
+    import matplotlib.image
+
+    result = CliRunner().invoke(app, ["plot", "gops", "--cards", str(N), "--both-objectives",
+                                      "--out", str(tmp_path), "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    (path,) = json.loads(result.stdout)["files"]
+    assert path.endswith(f"gops_first_move_N{N}.png")
+    height, width = matplotlib.image.imread(path).shape[:2]
+    assert width > 1.5 * height
+    refused = CliRunner().invoke(app, ["plot", "gops", "--cards", "5", "--both-objectives",
+                                       "--out", str(tmp_path), "--store", store])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
 
 
 def test_a_scripted_game(store):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from fractions import Fraction
 from functools import lru_cache
@@ -168,7 +169,7 @@ def test_configuration_clash_is_refused_and_store_untouched(tmp_path, monkeypatc
 @pytest.mark.parametrize("args, message", [
     (["--max-n", "0"], "--max-n must be between 1"),
     (["--max-n", "-3"], "--max-n must be between 1"),
-    (["--max-n", "5", "--rules", "house"], "unknown rules 'house'"),
+    (["--max-n", "5", "--rules", "house"], "'house' is not one of"),
     (["--max-n", "abc"], "Invalid value"),
     (["--max-n", "2.5"], "Invalid value"),
     (["--max-n", "5", "--band", "0"], "--band must be between 1"),
@@ -232,3 +233,30 @@ def test_console_script_refuses_in_one_line(tmp_path, args):
     assert result.returncode == 2 and result.stdout == ""
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: ") and not (tmp_path / "s.zarr").exists()
+
+
+def test_verify_holds_and_reports_the_papers_erratum_as_a_note(store):
+    """Theorem 3 as printed is wrong in column m = 3 (it leaves out s = 1); the verify checks
+    the corrected statement, passes (exit 0) and names the printed one's states."""
+    result = CliRunner().invoke(app, ["verify", "guess-who", "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert all(report[name]["mismatches"] == 0 for name in ("theorem1", "theorem2", "theorem3"))
+    erratum = report["erratum"]
+    assert erratum["states"] == U - 3 and "m = 3" in erratum["note"]
+    assert erratum["examples"] == [[n, 3] for n in range(4, 9)]
+    # The erratum is the paper's: the plain recursion has s = 1 optimal there.
+    assert all(min(plain("variant", n, 3)[1]) == 1 for n in range(4, U + 1))
+    text = CliRunner().invoke(app, ["verify", "guess-who", "--store", store]).output
+    assert "theorem3 over 900 states (n, m <= 30): holds" in text
+    assert "erratum" in text and "(4, 3)" in text
+
+
+def test_verify_exits_4_naming_a_state_that_disagrees(store, tmp_path):
+    copy = str(tmp_path / "copy.zarr")
+    shutil.copytree(store, copy)
+    zarr.open_group(copy, mode="r+")[f"{GROUP}/variant/s_max"][9, 19] += 1  # state (10, 20)
+    result = CliRunner().invoke(app, ["verify", "guess-who", "--store", copy])
+    assert result.exit_code == 4, result.output
+    assert "theorem3 over 900 states (n, m <= 30): 1 mismatch, e.g. (n, m) = (10, 20)" in \
+        result.output

@@ -264,6 +264,11 @@ def test_closed_forms_against_the_variant_table(plain_tables):
     np.testing.assert_array_equal(got_min[3:, 2], 1)
     np.testing.assert_array_equal(got_max[3:, 2], column - 2)
     np.testing.assert_array_equal(got_count[3:, 2], column - 2)
+    # Corrected (lower bound max(1, floor(star m / 2))), it holds at every state.
+    first, last = gw.corrected_theorem3(n, m)
+    np.testing.assert_array_equal(got_min, first)
+    np.testing.assert_array_equal(got_max, last)
+    np.testing.assert_array_equal(got_count, last - first + 1)
 
 
 # --- guards -------------------------------------------------------------------------------

@@ -64,7 +64,8 @@ def corrupt(path: Path) -> None:
 
 def pending_somewhere(store: str) -> bool:
     """Some step is not recorded finished: a run will compute its unmarked shards."""
-    root = zarr.open_group(store, mode="r")
+    # Not the consolidated metadata: a killed run leaves the snapshot of its start.
+    root = zarr.open_group(store, mode="r", use_consolidated=False)
     return any(str(step["index"]) not in group.attrs["steps_done"]
                for _, group in root.members(max_depth=None)
                if isinstance(group, zarr.Group) and "identity" in group.attrs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import sys
@@ -11,10 +12,14 @@ from typing import Annotated, Any, Callable, get_type_hints
 import typer
 from rich.console import Console
 
+from subgame import interrupts
 from subgame.errors import SubgameError
 from subgame.options import RunOptions
 
 console = Console()  # results; errors go to stderr as one plain line
+# Exit statuses besides 0: 1 is a bug (an internal error), 2 a refusal (the user's to fix);
+# a family's `verify` that finds stored results disagreeing with theory exits with this.
+DISAGREES = 4
 
 # The same --store as every run's (declared once, in RunOptions).
 StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]
@@ -41,11 +46,50 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+def json_text(result: Any) -> str:
+    """What --json prints (the Python API reads the same text back)."""
+    return json.dumps(result, indent=2, default=_plain)
+
+
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
     if as_json:
-        print(json.dumps(result, indent=2, default=_plain))
+        print(json_text(result))
     else:
         render(result)
+
+
+def options_of(function: Callable[..., Any]) -> list[inspect.Parameter]:
+    """A function's parameters (annotated with typer.Option) as keyword-only parameters
+    with their annotations resolved, for a command built around it."""
+    hints = get_type_hints(function, include_extras=True)
+    return [parameter.replace(annotation=hints[parameter.name],
+                              kind=inspect.Parameter.KEYWORD_ONLY)
+            for parameter in inspect.signature(function).parameters.values()]
+
+
+def command_from(body: Callable[..., None], parameters: list[inspect.Parameter],
+                 like: Callable[..., Any], name: str) -> Callable:
+    """``body(**values)`` as a Typer command taking ``parameters``, documented as ``like``."""
+    body.__signature__ = inspect.Signature(parameters)
+    body.__annotations__ = {p.name: p.annotation for p in parameters}
+    body.__doc__ = like.__doc__
+    body.__name__ = name
+    return user_errors(body)
+
+
+def result_command(answer: Callable[..., Any], render: Callable[[Any], None]) -> Callable:
+    """The CLI command of a function that returns a result (its options, ``store`` among
+    them, carry typer.Option): the same options plus --json, printing the result rendered
+    or as JSON. The Python API (`subgame.query`) calls ``answer`` itself, so both give the
+    same result."""
+    parameters = [*options_of(answer), inspect.Parameter(
+        "as_json", inspect.Parameter.KEYWORD_ONLY, annotation=JsonOption, default=False)]
+
+    def command(**values: Any) -> None:
+        as_json = values.pop("as_json")
+        emit(answer(**values), as_json, render)
+
+    return command_from(command, parameters, answer, answer.__name__)
 
 
 def _one_line(message: str) -> None:
@@ -72,6 +116,9 @@ def user_errors(command: Callable) -> Callable:
             _one_line("interrupted; run the same command again to resume")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
+            interruption = interrupts.signalled()
+            if interruption is not None:  # e.g. the Prefect server the Ctrl-C also stopped
+                raise interruption from None
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
             if isinstance(exc, ValueError) and "checksum" in str(exc):

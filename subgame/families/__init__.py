@@ -38,6 +38,8 @@ def all_families() -> dict[str, Family]:
 
 
 def get(name: str) -> Family:
+    if name in REGISTRY:  # a built-in: import its module alone
+        return importlib.import_module(REGISTRY[name]).FAMILY
     families = all_families()
     if name not in families:
         raise InvalidInput(f"no family {name!r}; known: {', '.join(sorted(families))}")

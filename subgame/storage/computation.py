@@ -325,7 +325,12 @@ def _unreadable(url: str, path: str) -> InvalidInput:
 
 
 def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str:
-    differ = [f"{key}: stored {stored.get(key)!r}, requested {wanted.get(key)!r}"
+    def shown(identity: dict, key: str) -> str:
+        # An identity leaves out an option added later at its default (stores made before
+        # it stay valid): e.g. gops' --upcard-values all.
+        return repr(identity[key]) if key in identity else "the default"
+
+    differ = [f"{key}: stored {shown(stored, key)}, requested {shown(wanted, key)}"
               for key in sorted(set(stored) | set(wanted)) if stored.get(key) != wanted.get(key)]
     return (f"{url!r} already holds {group_path} with a different configuration "
             f"({'; '.join(differ)}); use another --store or the stored options")

@@ -36,7 +36,7 @@ import zarr
 from subgame.errors import InvalidInput, NotComputed
 from subgame.plan import ArraySpec, LaterStage, Plan, Writer
 from subgame.storage.computation import MARKERS, OWNER_ATTR, ComputationStore, marker_path
-from subgame.storage.location import open_root
+from subgame.storage.location import open_root, reaching
 _MARKER = re.compile(rf"^{MARKERS}/(\d+)$")
 FAILPOINT_ENV = "SUBGAME_FAILPOINT"
 
@@ -206,9 +206,11 @@ def _scan_array(group_path: str, path: str, array: zarr.Array,
 def scan_store(url: str) -> list[Damage]:
     """Every computation in the store (found by their metadata files), scanned; metadata
     that cannot be parsed outside any computation is reported as such."""
-    fs, root = fsspec.core.url_to_fs(url)
-    root = root.rstrip("/")
-    if not fs.exists(f"{root}/zarr.json"):
+    with reaching(url):
+        fs, root = fsspec.core.url_to_fs(url)
+        root = root.rstrip("/")
+        found = fs.exists(f"{root}/zarr.json")
+    if not found:
         raise NotComputed(f"no subgame store at {url!r}")
     computations, unreadable = [], []
     for path in sorted(p for p in fs.find(root) if p.endswith("/zarr.json")):

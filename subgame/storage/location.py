@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import warnings
+from contextlib import contextmanager
+from typing import Iterator
 
 import fsspec
 import zarr
@@ -34,32 +37,77 @@ def resolve_store(url: str | None) -> str:
     return url
 
 
-def check_store_location(url: str) -> None:
-    """Refuse, before a run starts, a local store path that cannot become a directory
-    (a file, or a path under a file), without creating anything."""
-    fs, path = fsspec.core.url_to_fs(url)
+def nearest_existing(url: str) -> str | None:
+    """The local store path itself or its nearest existing parent (where its files would
+    go), or None for an object store."""
+    with reaching(url):  # some filesystems connect when created (ftp, sftp)
+        fs, path = fsspec.core.url_to_fs(url)
     if fs.protocol not in ("file", ("file", "local")):
-        return  # object stores have no such failure; credentials fail on first use
+        return None
     probe = os.path.abspath(path)
     while not os.path.exists(probe):
         probe = os.path.dirname(probe)
+    return probe
+
+
+def check_store_location(url: str) -> None:
+    """Refuse, before a run starts, a local store path that cannot become a directory
+    (a file, or a path under a file), without creating anything."""
+    probe = nearest_existing(url)
+    if probe is None:
+        return  # object stores have no such failure; credentials fail on first use
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
         raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a writable "
                            "directory")
 
 
 def open_root(url: str, *, writable: bool) -> zarr.Group:
-    """Open the root group; read-only opens of a missing store say so instead of creating one."""
+    """Open the root group; read-only opens of a missing store say so instead of creating one.
+
+    Never through the consolidated metadata (`publish_metadata`): it is a snapshot for other
+    readers, and a run resizes arrays and rewrites attributes after it was taken."""
+    with reaching(url):
+        try:
+            return zarr.open_group(url, mode="a" if writable else "r", use_consolidated=False)
+        except FileNotFoundError as exc:
+            if writable:  # e.g. under /proc: the directory cannot be created
+                raise InvalidInput(f"cannot create a store at {url!r}: {exc.strerror}") \
+                    from exc
+            raise NotComputed(f"no subgame store at {url!r}") from exc
+        except ValueError as exc:  # unparsable metadata (json errors are ValueErrors)
+            raise InvalidInput(f"the store {url!r} has unreadable metadata ({exc}); "
+                               "see `subgame verify --store`") from exc
+
+
+@contextmanager
+def reaching(url: str) -> Iterator[None]:
+    """The first access to a store: what it raises when the store cannot be reached or
+    used, as the user's error. That is the operating system's errors (not a folder, no
+    permission, a name too long, a refused connection, an unknown host: aiohttp's are
+    OSErrors too) and, where s3fs is installed, botocore's own (no credentials)."""
     try:
-        if writable:
-            return zarr.open_group(url, mode="a")
-        return zarr.open_group(url, mode="r")
-    except FileNotFoundError as exc:
-        if writable:  # e.g. under /proc: the directory cannot be created
-            raise InvalidInput(f"cannot create a store at {url!r}: {exc.strerror}") from exc
-        raise NotComputed(f"no subgame store at {url!r}") from exc
-    except (PermissionError, NotADirectoryError, IsADirectoryError) as exc:
-        raise InvalidInput(f"cannot use {url!r} as a store: {exc.strerror or exc}") from exc
-    except ValueError as exc:  # unparsable metadata (json errors are ValueErrors)
-        raise InvalidInput(f"the store {url!r} has unreadable metadata ({exc}); "
-                           "see `subgame verify --store`") from exc
+        from botocore.exceptions import BotoCoreError
+    except ImportError:
+        BotoCoreError = OSError  # noqa: N806 - no s3fs, no botocore errors
+    try:
+        yield
+    except (OSError, BotoCoreError) as exc:
+        raise InvalidInput(f"cannot use {url!r} as a store: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def publish_metadata(url: str) -> None:
+    """Driver only: consolidate every member's metadata into the root's, so that
+    `xarray.open_zarr(store, group=...)` opens any group in one read and without a warning
+    (xarray looks for consolidated metadata at the root only). subgame never reads it
+    (`open_root`); a damaged member's metadata leaves the previous snapshot in place, and
+    `subgame verify --store` names the damage."""
+    with warnings.catch_warnings():
+        # zarr calls consolidated metadata an extension of format 3; a live run's lock file
+        # sits among the arrays and is ours.
+        warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
+        warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
+        try:
+            zarr.consolidate_metadata(url)
+        except ValueError:
+            pass

@@ -53,10 +53,13 @@ class DaskExecutor:
     name = "dask"
 
     def __init__(self, profile: ClusterProfile):
+        import distributed  # noqa: F401 - importing it sets its loggers' levels; ours follow
+
+        # The scheduler's and nannies' chatter (they live in this process for a local
+        # cluster) would drown the progress bar; warnings still show.
+        logging.getLogger("distributed").setLevel(logging.WARNING)
         self.running = profile.start()
         self.client = self.running.client
-        # Worker start/stop chatter would drown the progress bar; warnings still show.
-        logging.getLogger("distributed").setLevel(logging.WARNING)
 
     def run_shards(self, solve_shard, tasks, on_done):
         from distributed import as_completed

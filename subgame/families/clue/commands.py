@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
-                                     user_errors)
+                                     result_command, user_errors)
 from subgame.errors import InvalidInput
+from subgame.exact import counted
 from subgame.families.clue import read as stored
 from subgame.families.clue.game import infer_view
 from subgame.families.clue.plan import joined, parse_lineup
@@ -26,23 +27,21 @@ def _lineup(text: str | None) -> str | None:
     return None if text is None else joined(parse_lineup(text))
 
 
-@user_errors
-def query(players: Annotated[int, typer.Option("--players", help="Players p.")],
-          cards_per_player: Annotated[int, typer.Option("--cards-per-player",
-                                                        help="Cards k per hand.")],
-          hidden: Annotated[int, typer.Option("--hidden", help="Hidden cards h.")],
-          lineup: LineupOption = None, seed: SeedOption = None,
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+def answer(players: Annotated[int, typer.Option("--players", help="Players p.")],
+           cards_per_player: Annotated[int, typer.Option("--cards-per-player",
+                                                         help="Cards k per hand.")],
+           hidden: Annotated[int, typer.Option("--hidden", help="Hidden cards h.")],
+           lineup: LineupOption = None, seed: SeedOption = None,
+           store: StoreOption = None) -> dict[str, Any]:
     """The leaderboard of one grid point: rank counts, first places, wrong guesses, mean
     guess round per strategy."""
-    result = stored.leaderboard(resolve_store(store), players, cards_per_player, hidden,
-                                _lineup(lineup), seed)
-    emit(result, as_json, _render_leaderboard)
+    return stored.leaderboard(resolve_store(store), players, cards_per_player, hidden,
+                              _lineup(lineup), seed)
 
 
 def _render_leaderboard(r: dict[str, Any]) -> None:
     table = Table(title=f"Clue p={r['players']}, k={r['per_player']}, h={r['hidden']} "
-                        f"(N={r['cards']}): {r['games']} games, line-up {r['lineup']}, "
+                        f"(N={r['cards']}): {counted(r['games'], 'game')}, line-up {r['lineup']}, "
                         f"seed {r['seed']}")
     for column in ("strategy", "first", "first share", "wrong", "mean guess round",
                    "ranks 1..p"):
@@ -53,6 +52,14 @@ def _render_leaderboard(r: dict[str, Any]) -> None:
                       str(row["wrong"]), "-" if rounds is None else f"{rounds:.1f}",
                       " ".join(map(str, row["ranks"])))
     console.print(table)
+
+
+query = result_command(answer, _render_leaderboard)
+
+
+def table(lineup: LineupOption = None, seed: SeedOption = None, store: StoreOption = None):
+    """A tournament's leaderboards, one row per grid point and strategy."""
+    return stored.tournament_table(resolve_store(store), _lineup(lineup), seed)
 
 
 @user_errors

@@ -5,6 +5,7 @@ from subgame.families.clue.plan import FAMILY as NAME, ClueConfig
 from subgame.family import Family
 
 FAMILY = Family(NAME, ClueConfig, {"query": commands.query, "plot": commands.plot},
-                tools={"infer": commands.infer_command},
+                tools={"infer": commands.infer_command}, answer=commands.answer,
+                table=commands.table,
                 summary="Generalized Clue: tournaments of deduction strategies over a grid of "
                         "players, hand sizes and hidden cards; exact inference at the table.")

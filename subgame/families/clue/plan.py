@@ -25,9 +25,11 @@ import numpy as np
 import typer
 
 from subgame.errors import InvalidInput, check_int
+from subgame.exact import counted
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
 from subgame.family import ComputationConfig, parse_int_list
-from subgame.plan import ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage, Step, Writer
+from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage,
+                          Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
 
 FAMILY = "clue"
@@ -86,10 +88,13 @@ class ClueConfig(ComputationConfig):
         object.__setattr__(self, "lineup", joined(parse_lineup(self.lineup)))
         check_int("--games", self.games, 1, MAX_GAMES)
         check_int("--seed", self.seed, 0)
+        check_plan_size(self.batches, len(self.points),
+                        f"use --games {MAX_STEPS * BATCH_GAMES:,} or fewer (steps of "
+                        f"{BATCH_GAMES} games)")
         smallest = min(self.point_values(0))
         if len(self.lineup_names) > smallest:
-            raise InvalidInput(f"a line-up of {len(self.lineup_names)} strategies does not fit "
-                               f"a table of {smallest} players; seat at most as many "
+            raise InvalidInput(f"a line-up of {counted(len(self.lineup_names), 'strategy', 'strategies')} "
+                               f"does not fit a table of {smallest} players; seat at most as many "
                                "strategies as the smallest --players")
         for point in self.points:
             check_point(*point, self.seats(point[0]))
@@ -150,6 +155,9 @@ def coordinate_arrays(config: ClueConfig) -> list[ArraySpec]:
               for axis, name in enumerate(("players", "per_player", "hidden"))]
     arrays.append(ArraySpec("strategy", (S,), (S,), "str", ("strategy",), fill_value="",
                             constant=partial(np.array, list(config.strategies))))
+    R = max_players(config)
+    arrays.append(ArraySpec("rank", (R,), (R,), "int64", ("rank",),
+                            constant=partial(np.arange, 1, R + 1)))
     return arrays
 
 
@@ -219,13 +227,16 @@ def build_aggregate(store: ComputationStore, config: ClueConfig, first_step: int
     """Per point: games played, summed counts and rates per strategy, one shard per point."""
     P, S, R = len(config.points), len(config.strategies), max_players(config)
     writer = Writer(step=first_step, shard=ChunkMax((0,)))
-    arrays = [ArraySpec("games", (P,), (1,), "int64", ("point",), writer=writer),
+    # CF's ``coordinates`` attribute: xarray labels the point axis with the grid values.
+    labelled = {"coordinates": "point_players point_per_player point_hidden"}
+    arrays = [ArraySpec("games", (P,), (1,), "int64", ("point",), attrs=labelled,
+                        writer=writer),
               ArraySpec("rank_counts", (P, S, R), (1, S, R), "int64",
-                        ("point", "strategy", "rank"), writer=writer)]
-    arrays += [ArraySpec(key, (P, S), (1, S), "int64", ("point", "strategy"), writer=writer)
-               for key in BATCH_COUNTS if key != "games"]
+                        ("point", "strategy", "rank"), attrs=labelled, writer=writer)]
+    arrays += [ArraySpec(key, (P, S), (1, S), "int64", ("point", "strategy"), attrs=labelled,
+                         writer=writer) for key in BATCH_COUNTS if key != "games"]
     arrays += [ArraySpec(key, (P, S), (1, S), "float64", ("point", "strategy"),
-                         fill_value=np.nan, writer=writer) for key in RATES]
+                         fill_value=np.nan, attrs=labelled, writer=writer) for key in RATES]
     return tuple(arrays), (Step(first_step, "aggregate", P, info={"games": config.games}),)
 
 

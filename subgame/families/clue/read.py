@@ -98,3 +98,22 @@ def leaderboard(url: str, players: int, per_player: int, hidden: int,
                 "mean_guess_round": _number(row["mean_guess_round"][s]),
                 "mean_lead": _number(row["mean_lead"][s])}
                 for s, name in enumerate(chosen.strategies)}}
+
+
+def tournament_table(url: str, lineup: str | None = None, seed: int | None = None):
+    """One tournament's leaderboards as a pandas DataFrame, one row per grid point and
+    strategy: games, summed counts and rates (NaN where undefined)."""
+    import pandas as pd
+
+    from subgame.families.clue.plan import BATCH_COUNTS, RATES
+
+    chosen = only(tournaments(url, lineup, seed), "results")
+    games = chosen.table("games")
+    per_strategy = {name: chosen.table(name) for name in (*BATCH_COUNTS, *RATES)
+                    if name != "games"}
+    rows = [{"players": players, "per_player": per_player, "hidden": hidden,
+             "strategy": strategy, "games": int(games[i]),
+             **{name: table[i, s].item() for name, table in per_strategy.items()}}
+            for i, (players, per_player, hidden) in enumerate(chosen.points)
+            for s, strategy in enumerate(chosen.strategies)]
+    return pd.DataFrame(rows)

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
-                                     user_errors)
+                                     result_command, user_errors)
 from subgame.errors import InvalidInput
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
@@ -26,41 +26,48 @@ def parse_cards(option: str, text: str) -> list[int]:
                            f"got {text!r}") from None
 
 
-@user_errors
-def query(cards: CardsOption,
-          hand: Annotated[Optional[str], typer.Option("--hand", help="Player one's cards, e.g. 1,5,9.")] = None,
-          opponent: Annotated[Optional[str], typer.Option("--opponent", help="Player two's cards.")] = None,
-          prizes: Annotated[Optional[str], typer.Option("--prizes", help="Prize cards left.")] = None,
-          upcard: Annotated[Optional[int], typer.Option("--upcard", help="Only this upcard.")] = None,
-          first_move: Annotated[bool, typer.Option(
-              "--first-move", help="The opening strategy table (upcard x bid).")] = False,
-          objective: ObjectiveOption = "points", diff: DiffOption = 0,
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+def answer(cards: CardsOption,
+           hand: Annotated[Optional[str], typer.Option(
+               "--hand", help="Player one's cards, e.g. 1,5,9.")] = None,
+           opponent: Annotated[Optional[str], typer.Option(
+               "--opponent", help="Player two's cards.")] = None,
+           prizes: Annotated[Optional[str], typer.Option(
+               "--prizes", help="Prize cards left.")] = None,
+           upcard: Annotated[Optional[int], typer.Option(
+               "--upcard", help="Only this upcard.")] = None,
+           first_move: Annotated[bool, typer.Option(
+               "--first-move", help="The opening strategy table (upcard x bid).")] = False,
+           objective: ObjectiveOption = "points", diff: DiffOption = 0,
+           store: StoreOption = None) -> dict:
     """Value, per-upcard values and both players' mixed bids of any subgame (V, Y, P),
     under win also of the points so far (--diff)."""
     url = resolve_store(store)
     if first_move:
-        result = stored.first_move(url, cards, objective)
-        emit(result, as_json, _render_first_move)
-        return
+        return stored.first_move(url, cards, objective)
     if hand is None or opponent is None or prizes is None:
         raise InvalidInput("give --hand, --opponent and --prizes (or --first-move)")
-    result = stored.query_state(url, cards, parse_cards("--hand", hand),
-                                parse_cards("--opponent", opponent),
-                                parse_cards("--prizes", prizes), upcard, objective, diff)
+    return stored.query_state(url, cards, parse_cards("--hand", hand),
+                              parse_cards("--opponent", opponent),
+                              parse_cards("--prizes", prizes), upcard, objective, diff)
 
-    def render(r: dict) -> None:
-        d = f", d={r['diff']}" if "diff" in r else ""
-        console.print(f"f(V={r['hand']}, Y={r['opponent']}, P={r['prizes']}{d}) = "
-                      f"{r['value']:.12g}  (tolerance {r['tolerance']:g})")
-        for k, value in r["upcard_values"].items():
-            console.print(f"  upcard {k}: f_k = {value:.12g}")
-            if r["bids"] is not None:
-                for player, bids in r["bids"][k].items():
-                    mixed = ", ".join(f"{c}: {q:.4f}" for c, q in bids.items() if q > 0)
-                    console.print(f"    {player} bids {mixed}")
 
-    emit(result, as_json, render)
+def _render(r: dict) -> None:
+    if "probability" in r:
+        _render_first_move(r)
+        return
+    d = f", d={r['diff']}" if "diff" in r else ""
+    console.print(f"f(V={r['hand']}, Y={r['opponent']}, P={r['prizes']}{d}) = "
+                  f"{r['value']:.12g}  (tolerance {r['tolerance']:g})")
+    upcard_values = r["upcard_values"]
+    if upcard_values is None:
+        console.print("  f_k per upcard: not stored at this level (--upcard-values)")
+    for k in upcard_values or r["bids"] or {}:
+        console.print(f"  upcard {k}" +
+                      (f": f_k = {upcard_values[k]:.12g}" if upcard_values else ":"))
+        if r["bids"] is not None:
+            for player, bids in r["bids"][k].items():
+                mixed = ", ".join(f"{c}: {q:.4f}" for c, q in bids.items() if q > 0)
+                console.print(f"    {player} bids {mixed}")
 
 
 def _render_first_move(r: dict) -> None:
@@ -75,23 +82,46 @@ def _render_first_move(r: dict) -> None:
     console.print(table)
 
 
+query = result_command(answer, _render)
+
+
+def table(cards: CardsOption, objective: ObjectiveOption = "points",
+          cards_left: Annotated[Optional[int], typer.Option(
+              "--cards-left", help="The level j (default: N, the opening).")] = None,
+          store: StoreOption = None):
+    """A level's values f, one row per stored (deck, pattern) (and difference, under win)."""
+    return stored.level_table(resolve_store(store), cards, objective, cards_left)
+
+
 @user_errors
 def plot(cards: CardsOption,
          out: OutOption = "figures",
          objective: ObjectiveOption = "points",
+         both: Annotated[bool, typer.Option(
+             "--both-objectives", help="Points and win side by side in one figure (needs "
+                                       "both stores; --objective is then not used).")] = False,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmap of the opening strategy (upcard x bid): the paper's parity effect shows."""
     import numpy as np
 
     from subgame.plotting import heatmap
 
-    table = stored.first_move(resolve_store(store), cards, objective)
-    suffix = "" if objective == "points" else f"_{objective}"
-    path = heatmap(np.array(table["probability"]),
-                   title=f"GOPS N={cards} ({objective}): first-move bids",
-                   xlabel="bid", ylabel="upcard", colorbar="probability",
-                   path=f"{out}/gops_N{cards}{suffix}_first_move.png",
-                   xticks=table["bids"], yticks=table["upcards"])
+    if both:
+        from subgame.families.gops.figures import first_moves_side_by_side
+        from subgame.families.gops.game import OBJECTIVES
+
+        url = resolve_store(store)
+        path = first_moves_side_by_side({name: stored.first_move(url, cards, name)
+                                         for name in OBJECTIVES},
+                                        f"{out}/gops_first_move_N{cards}.png")
+    else:
+        table = stored.first_move(resolve_store(store), cards, objective)
+        suffix = "" if objective == "points" else f"_{objective}"
+        path = heatmap(np.array(table["probability"]),
+                       title=f"GOPS N={cards} ({objective}): first-move bids",
+                       xlabel="bid", ylabel="upcard", colorbar="probability",
+                       path=f"{out}/gops_N{cards}{suffix}_first_move.png",
+                       xticks=table["bids"], yticks=table["upcards"])
     emit({"files": [path]}, as_json, lambda r: console.print(r["files"][0]))
 
 

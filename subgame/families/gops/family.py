@@ -14,4 +14,5 @@ def upgrade(old: dict) -> GopsConfig:
 
 FAMILY = Family(NAME, GopsConfig, {"query": commands.query, "plot": commands.plot},
                 tools={"evaluate": commands.evaluate, "play": commands.play},
-                upgrade=upgrade, summary="Every GOPS subgame: values and optimal mixed bids.")
+                upgrade=upgrade, answer=commands.answer, table=commands.table,
+                summary="Every GOPS subgame: values and optimal mixed bids.")

@@ -4,23 +4,27 @@ shards are contiguous ranges of deck ranks.
 Level j's arrays live under ``j<j>/`` with the deck rank (P in the combinatorial number
 system) as first axis and one chunk per shard along it, so each shard writes whole chunks.
 Under ``--objective win`` (group ``gops/N<cards>-win``) every array has the difference axis
-``diff`` (d + diff_max) after the deck axis.  A worker loads level j-1's values once (cached
-per process) and the level's layout once.
+``diff`` (d + diff_max) after the deck axis.  A shard reads only the rows of level j-1's
+values that its decks lead to (``game.previous_rows``); a worker builds the level's layout
+once (cached per process).  ``--upcard-values`` and ``--strategies`` choose the levels that
+keep f_k and the bids (the values f are kept at every level).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from math import comb
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
+import numpy as np
 import typer
 
 from subgame.errors import InvalidInput, check_int
 from subgame.families.gops import game as gops
-from subgame.families.gops.game.cards import subsets
+from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import OBJECTIVES, deck_reach, diff_max, level_zero
-from subgame.families.gops.game.patterns import stored_pattern_count
+from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
 from subgame.family import ComputationConfig
 from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer
 from subgame.storage.cache import cached
@@ -29,8 +33,11 @@ FAMILY = "gops"
 KERNEL_VERSION = 1
 MAX_CARDS = 16
 DEFAULT_SHARD_STATES = 200_000
-CardsOption = Annotated[int, typer.Option("--cards", help="N: cards 1..N in each suit.")]
-ObjectiveOption = Annotated[str, typer.Option(
+# Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
+ZARR_CHUNKS_IN_FLIGHT = 10
+CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
+                                          help="N: cards 1..N in each suit.")]
+ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
     "--objective", help="points (expected point difference) or win (P(win) - P(lose)).")]
 # The identity names the objective in words; a points store has always said this.
 OBJECTIVE_WORDS = {"points": "expected point difference",
@@ -48,8 +55,8 @@ def group_path(cards: int, objective: str) -> str:
     return f"{FAMILY}/N{cards}" + ("" if objective == "points" else f"-{objective}")
 
 
-def parse_strategies(text: str, cards: int) -> int:
-    """'all' | 'none' | 'top:K' -> how many of the top levels store strategies."""
+def parse_top_levels(option: str, text: str, cards: int) -> int:
+    """'all' | 'none' | 'top:K' -> how many of the top levels store what ``option`` names."""
     if text == "all":
         return cards
     if text == "none":
@@ -61,7 +68,7 @@ def parse_strategies(text: str, cards: int) -> int:
             top = -1
         if 0 <= top <= cards:
             return top
-    raise InvalidInput(f"--strategies must be all, none or top:K with 0 <= K <= {cards}, "
+    raise InvalidInput(f"{option} must be all, none or top:K with 0 <= K <= {cards}, "
                        f"got {text!r}")
 
 
@@ -76,11 +83,15 @@ class GopsConfig(ComputationConfig):
     shard_states: Annotated[int, typer.Option(
         "--shard-states", help="States per shard (Dask task).")] = DEFAULT_SHARD_STATES
     objective: ObjectiveOption = "points"
+    upcard_values: Annotated[str, typer.Option(
+        "--upcard-values", help="Per-upcard values f_k of all, none, or top:K levels (the "
+                                "values f are stored for every level).")] = "all"
 
     def __post_init__(self) -> None:
         check_int("--cards", self.cards, 1, MAX_CARDS)
         check_int("--shard-states", self.shard_states, 1, 10**9)
-        parse_strategies(self.strategies, self.cards)
+        parse_top_levels("--strategies", self.strategies, self.cards)
+        parse_top_levels("--upcard-values", self.upcard_values, self.cards)
         check_objective(self.objective)
 
     def group_path(self) -> str:
@@ -91,10 +102,23 @@ class GopsConfig(ComputationConfig):
         return {"game": FAMILY, "objective": OBJECTIVE_WORDS[self.objective],
                 "ties": "win nothing", "kernel_version": KERNEL_VERSION}
 
+    def identity(self) -> dict[str, Any]:
+        # Stores made before --upcard-values existed hold f_k at every level: "all" leaves
+        # the identity as it was, so they stay valid; any other setting is part of it.
+        found = super().identity()
+        if self.upcard_values == "all":
+            del found["upcard_values"]
+        return found
+
     @property
     def strategy_levels(self) -> int:
         """Levels N-K+1..N store strategies."""
-        return parse_strategies(self.strategies, self.cards)
+        return parse_top_levels("--strategies", self.strategies, self.cards)
+
+    @property
+    def upcard_value_levels(self) -> int:
+        """Levels N-K+1..N store f_k."""
+        return parse_top_levels("--upcard-values", self.upcard_values, self.cards)
 
     def plan(self) -> Plan:
         return gops_plan(self)
@@ -102,15 +126,51 @@ class GopsConfig(ComputationConfig):
     def with_strategies(self, j: int) -> bool:
         return j > self.cards - self.strategy_levels
 
+    def with_upcard_values(self, j: int) -> bool:
+        return j > self.cards - self.upcard_value_levels
+
     def diff_axis(self, j: int) -> tuple[int, ...]:
         """The difference axis of level j's arrays: () under points, (2 diff_max + 1,)."""
         if self.objective == "points":
             return ()
         return (2 * diff_max(self.cards, j, self.objective) + 1,)
 
+    def states_per_deck(self, j: int) -> int:
+        """Stored states of one deck at level j: its patterns (times its differences)."""
+        return stored_pattern_count(self.cards, j) * (self.diff_axis(j) or (1,))[0]
+
     def shard_rows(self, j: int, n_patterns: int) -> int:
         per_deck = n_patterns * (self.diff_axis(j) or (1,))[0]
         return max(1, min(comb(self.cards, j), self.shard_states // per_deck))
+
+    def level_shards(self, j: int) -> int:
+        return -(-comb(self.cards, j) // self.shard_rows(j, stored_pattern_count(self.cards, j)))
+
+    def worker_bytes(self) -> int:
+        """The largest level's need, for a worker solving one of its shards
+        (solve_gops_shard): the rows of level j-1's values it reads (at most j per deck of
+        the shard) and the chunks of level j-1 Zarr decodes for them (up to
+        ``ZARR_CHUNKS_IN_FLIGHT`` at a time), level j's layout (child, child_sign and duel
+        per pattern x bid pair, 6 bytes; decks and drop ranks, 9 bytes per deck x card),
+        the shard's results (values and, where stored, upcard values, float64; both
+        strategies, float32 per bid pair) and, as Zarr compresses the largest of them, a
+        copy of it."""
+        def level(j: int) -> int:
+            n_patterns = stored_pattern_count(self.cards, j)
+            n_patterns_before = stored_pattern_count(self.cards, j - 1)
+            states = self.shard_rows(j, n_patterns) * self.states_per_deck(j)
+            rows_read = min(comb(self.cards, j - 1), j * self.shard_rows(j, n_patterns))
+            decoded = ZARR_CHUNKS_IN_FLIGHT * self.shard_rows(j - 1, n_patterns_before) \
+                if j > 1 else 0
+            previous = (rows_read + decoded) * self.states_per_deck(j - 1) * 8 if j > 1 else 0
+            layout = n_patterns * j * j * 6 + \
+                comb(self.cards, j) * (9 * j + 8)
+            upcard_values = states * j * 8 if self.with_upcard_values(j) else 0
+            strategies = states * j * j * 4 if self.with_strategies(j) else 0
+            return previous + layout + states * 8 + upcard_values + 2 * strategies + \
+                max(upcard_values, strategies)
+
+        return max(level(j) for j in range(1, self.cards + 1))
 
 
 def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]:
@@ -120,15 +180,45 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     # Level j (step j-1): chunk i along the deck axis is shard i's region.
     writer = Writer(step=j - 1, shard=ChunkMax((0,)))
     specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
-                       "float64", ("deck", *diff_dim, "pattern"), writer=writer),
-             ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
-                       (rows, *diff, n_patterns, j), "float64",
-                       ("deck", *diff_dim, "pattern", "upcard"), writer=writer)]
+                       "float64", ("deck", *diff_dim, "pattern"), writer=writer)]
+    if config.with_upcard_values(j):
+        specs.append(ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
+                               (rows, *diff, n_patterns, j), "float64",
+                               ("deck", *diff_dim, "pattern", "upcard"), writer=writer))
     if config.with_strategies(j):
         specs += [ArraySpec(f"j{j}/{name}", (n_p, *diff, n_patterns, j, j),
                             (rows, *diff, n_patterns, j, j), "float32",
                             ("deck", *diff_dim, "pattern", "upcard", "bid"), writer=writer)
                   for name in ("strategies", "strategies_two")]
+    return specs + coordinate_arrays(config, j, n_patterns)
+
+
+def coordinate_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]:
+    """Labels of level j's axes, written once by the driver, so that a reader without
+    subgame (xarray) can tell which deck, pattern, upcard or bid an entry is."""
+    def labels(name: str, values: partial, dtype: str, description: str,
+               length: int, chunk: int | None = None) -> ArraySpec:
+        return ArraySpec(f"j{j}/{name}", (length,), (chunk or length,), dtype, (name,),
+                         fill_value="" if dtype == "str" else 0,
+                         attrs={"description": description}, constant=values)
+
+    n_p, rows = comb(config.cards, j), config.shard_rows(j, n_patterns)
+    specs = [labels("deck", partial(deck_labels, config.cards, j), "str",
+                    "the prize cards left, P", n_p, rows),
+             labels("pattern", partial(pattern_labels, config.cards, j), "str",
+                    "the order of the bid hands merged, low card first: v in V only, y in Y "
+                    "only, = in both; (V, Y) is read here or, negated, at the pattern of "
+                    "(Y, V)", n_patterns)]
+    if config.with_upcard_values(j) or config.with_strategies(j):
+        specs.append(labels("upcard", partial(np.arange, 1, j + 1), "int64",
+                            "k: the upcard is the k-th smallest card of the deck", j))
+    if config.with_strategies(j):
+        specs.append(labels("bid", partial(np.arange, 1, j + 1), "int64",
+                            "i: the bid is the i-th smallest card of the bidder's hand", j))
+    if config.objective != "points":
+        reach = diff_max(config.cards, j, config.objective)
+        specs.append(labels("diff", partial(np.arange, -reach, reach + 1), "int64",
+                            "d: points so far, player one minus player two", 2 * reach + 1))
     return specs
 
 
@@ -152,9 +242,8 @@ def gops_plan(config: GopsConfig) -> Plan:
     arrays, steps = [], []
     for j in range(1, config.cards + 1):
         n_patterns = stored_pattern_count(config.cards, j)
-        n_p, rows = comb(config.cards, j), config.shard_rows(j, n_patterns)
         arrays += level_arrays(config, j, n_patterns)
-        steps.append(Step(j - 1, f"j={j}", -(-n_p // rows),
+        steps.append(Step(j - 1, f"j={j}", config.level_shards(j),
                           info=level_info(config, j, n_patterns)))
     return Plan(FAMILY, config, (Stage("solve", solve_gops_shard, tuple(arrays), tuple(steps)),))
 
@@ -165,19 +254,24 @@ def solve_gops_shard(task: ShardTask) -> dict[str, Any]:
     layout = cached(f"{FAMILY}|layout", (config.cards, j, config.objective),
                     lambda: gops.level_layout(config.cards, j, config.objective))
     store = task.store()
-    # Level 0 is f = 0 (sign(d) = 0 at d = 0 under win); every later level reads the whole
-    # previous level once per worker.
-    prev = (cached(f"{FAMILY}|prev|{task.url}|{task.group_path}", j - 1,
-                   lambda: store.array(f"j{j - 1}/values")[...])
-            if j > 1 else level_zero(config.objective))
     rows = config.shard_rows(j, layout.n_patterns)
     p_lo, p_hi = shard * rows, min((shard + 1) * rows, layout.n_p)
-    result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j))
+    # Level 0 is f = 0 (sign(d) = 0 at d = 0 under win); a later level's shard reads only
+    # the rows of level j-1 it needs (a few chunks), not the whole level: a worker's memory
+    # then follows the shard, not the level (docs/gops.md, "Only the rows a shard needs").
+    if j > 1:
+        ranks = gops.previous_rows(layout, p_lo, p_hi)
+        prev = store.array(f"j{j - 1}/values").oindex[ranks]
+    else:
+        ranks, prev = None, level_zero(config.objective)
+    result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
+                              config.with_upcard_values(j), ranks)
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
-    store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
+    if result.upcard_values is not None:
+        store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
     if result.strategies is not None:
         store.array(f"j{j}/strategies")[p_lo:p_hi] = result.strategies
         store.array(f"j{j}/strategies_two")[p_lo:p_hi] = result.strategies_two
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
-            "games": result.games,
-            "saddles": result.saddles, "pivots": result.pivots, "max_gap": result.max_gap}
+            "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
+            "max_gap": result.max_gap, "previous_bytes": int(prev.nbytes)}

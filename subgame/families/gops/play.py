@@ -15,7 +15,8 @@ from typing import Callable, TextIO
 import numpy as np
 
 from subgame.errors import InvalidInput
-from subgame.families.gops.read import query_state, strategy_levels
+from subgame.families.gops.read import (query_state, refuse_without_upcard_values,
+                                        strategy_levels)
 
 
 def _mix(bids: dict[str, float]) -> str:
@@ -25,8 +26,9 @@ def _mix(bids: dict[str, float]) -> str:
 def play_game(url: str, cards: int, objective: str, seed: int | None, read_line: TextIO,
               say: Callable[[str], None]) -> dict:
     """Play one game; returns the final score.  Refuses (NotComputed) before the first
-    round when the store lacks strategies at some level."""
+    round when the store lacks strategies or per-upcard values at some level."""
     strategy_levels(url, cards, objective)  # refuse now rather than mid-game
+    refuse_without_upcard_values(url, cards, objective)
     rng = np.random.default_rng(seed)
     hand, machine, prizes = list(range(1, cards + 1)), list(range(1, cards + 1)), \
         list(range(1, cards + 1))

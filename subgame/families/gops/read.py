@@ -29,8 +29,10 @@ def _stored_answer(url: str, cards: int, objective: str, ref: gops.StateRef) -> 
         where = (ref.p_rank, ref.diff + diff_max, ref.pattern)
     strategies = ({name: store.array(f"{level}/{name}")[where]
                    for name in ("strategies", "strategies_two")} if with_strategies else {})
-    return gops.answer(ref, store.array(f"{level}/values")[where],
-                       store.array(f"{level}/upcard_values")[where], **strategies)
+    upcard_values = (store.array(f"{level}/upcard_values")[where]
+                     if f"{level}/upcard_values" in store.group else None)
+    return gops.answer(ref, store.array(f"{level}/values")[where], upcard_values,
+                       **strategies)
 
 
 def locate(cards: int, hand, opponent, prizes, objective: str = "points",
@@ -50,18 +52,24 @@ def query_state(url: str, cards: int, hand, opponent, prizes,
                 upcard: int | None = None, objective: str = "points",
                 diff: int = 0) -> dict[str, Any]:
     """f(V, Y, P) (win: f(V, Y, P, d)), f_k per upcard and both players' mixed bids, from
-    the stored level."""
+    the stored level.  A level run without f_k (--upcard-values none or top:K) answers
+    upcard_values None, and refuses --upcard (NotComputed, quoting the value)."""
     ref = locate(cards, hand, opponent, prizes, objective, diff)
     if upcard is not None and upcard not in ref.upcards:
         raise InvalidInput(f"--upcard {upcard} is not in the prizes {list(ref.upcards)}")
     found = _stored_answer(url, cards, objective, ref)
+    if upcard is not None and found.upcard_values is None:
+        raise NotComputed(f"level j={ref.level} of {group_path(cards, objective)} stores no "
+                          f"per-upcard values (its run's --upcard-values leaves them out); "
+                          f"the value is f = {found.value:.12g}")
     result = {"cards": cards, "hand": sorted(hand), "opponent": sorted(opponent),
               "prizes": sorted(prizes), "value": found.value,
-              "upcard_values": {str(k): v for k, v in found.upcard_values.items()},
+              "upcard_values": None if found.upcard_values is None else
+              {str(k): v for k, v in found.upcard_values.items()},
               "bids": None if found.bids_one is None else {
                   str(k): {"player_one": {str(c): q for c, q in found.bids_one[k].items()},
                            "player_two": {str(c): q for c, q in found.bids_two[k].items()}}
-                  for k in found.upcard_values},
+                  for k in ref.upcards},
               "tolerance": 1e-9}
     if objective != "points":  # a points answer keeps the keys it always had
         result.update(objective=objective, diff=diff)
@@ -103,11 +111,22 @@ def strategy_levels(url: str, cards: int, objective: str):
                           f"`subgame run gops --cards {cards} --objective {objective} "
                           f"--strategies all`")
 
-    def level(j: int) -> StoredStrategies:
-        return StoredStrategies.from_arrays(objective, store.array(f"j{j}/strategies")[...],
-                                            store.array(f"j{j}/strategies_two")[...])
+    def level(j: int) -> StoredStrategies:  # read lazily, block by block
+        return StoredStrategies(objective, store.array(f"j{j}/strategies"),
+                                store.array(f"j{j}/strategies_two"))
 
     return level
+
+
+def refuse_without_upcard_values(url: str, cards: int, objective: str) -> None:
+    """NotComputed unless every level stores its f_k (a run with --upcard-values all)."""
+    path = group_path(cards, objective)
+    group = ComputationStore.open(url, path).group
+    missing = [j for j in range(1, cards + 1) if f"j{j}/upcard_values" not in group]
+    if missing:
+        raise NotComputed(f"{path} lacks per-upcard values at levels j={missing}: run "
+                          f"`subgame run gops --cards {cards} --objective {objective} "
+                          f"--upcard-values all`")
 
 
 def evaluate_policies(url: str, cards: int, objective: str, policies) -> dict[str, Any]:
@@ -119,11 +138,15 @@ def evaluate_policies(url: str, cards: int, objective: str, policies) -> dict[st
     if unknown:
         raise InvalidInput(f"--policy must be among {', '.join(POLICIES)}, got {unknown}")
     opponent = strategy_levels(url, cards, objective)
-    rows = []
+    rows, done = [], {}
     for policy in policies:
-        own = (strategy_levels(url, cards, policy.split("-", 1)[1])
-               if policy.startswith("optimal-") else None)
-        found = evaluate(cards, policy, objective, opponent, own)
+        # greedy-rank bids V_k and match P_k: the same card on every path (V = P), one pass
+        same = "match" if policy == "greedy-rank" else policy
+        if same not in done:
+            own = (strategy_levels(url, cards, policy.split("-", 1)[1])
+                   if policy.startswith("optimal-") else None)
+            done[same] = evaluate(cards, same, objective, opponent, own)
+        found = done[same]
         rows.append({"policy": policy, "expected_points": found.expected_points,
                      "p_win": found.p_win, "p_tie": found.p_tie, "p_lose": found.p_lose,
                      "exploitability": found.exploitability})
@@ -131,3 +154,31 @@ def evaluate_policies(url: str, cards: int, objective: str, policies) -> dict[st
             "opponent": f"optimal ({objective}) as player two",
             "exploitability_in": "expected points" if objective == "points"
             else "P(win) - P(lose)", "policies": rows}
+
+
+def level_table(url: str, cards: int, objective: str = "points", cards_left: int | None = None):
+    """Level j's values (default: the top level, j = cards) as a pandas DataFrame, one row
+    per stored (deck, [diff,] pattern), labelled as the store's coordinates label them:
+    f(V, Y, P) for hands of that pattern, or -f for hands of the swapped pattern."""
+    import pandas as pd
+
+    from subgame.families.gops.game.cards import deck_labels
+    from subgame.families.gops.game.patterns import pattern_labels
+
+    check_objective(objective)
+    j = cards if cards_left is None else cards_left
+    if not 1 <= j <= cards:
+        raise InvalidInput(f"--cards-left must be in 1..{cards}, got {j}")
+    path = group_path(cards, objective)
+    store = ComputationStore.open(url, path)
+    if not store.step_done(j - 1):
+        raise NotComputed(f"level j={j} of {path} is not computed yet")
+    values = store.array(f"j{j}/values")[...]
+    axes = [("deck", deck_labels(cards, j))]
+    if objective != "points":  # the difference axis holds d + diff_max
+        reach = (values.shape[1] - 1) // 2
+        axes.append(("diff", np.arange(-reach, reach + 1)))
+    axes.append(("pattern", pattern_labels(cards, j)))
+    index = pd.MultiIndex.from_product([labels for _, labels in axes],
+                                       names=[name for name, _ in axes])
+    return pd.DataFrame({"value": values.ravel()}, index=index).reset_index()

@@ -2,56 +2,73 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 from rich.table import Table
 
-from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
-                                     user_errors)
+from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
+                                     emit, result_command, user_errors)
 from subgame.errors import InvalidInput
+from subgame.exact import counted
 from subgame.families.guess_who import read as stored
+from subgame.families.guess_who.game import RULES
 from subgame.storage import resolve_store
 
-RuleOption = Annotated[str, typer.Option("--rules", help="official or variant.")]
+RuleOption = Annotated[Literal[RULES], typer.Option(
+    "--rules", help="official (naming is the final guess) or variant (naming is a question).")]
 
 
 def _rule(rules: str) -> str:
-    if rules not in ("official", "variant"):
+    if rules not in RULES:  # the Python API passes strings typer has not checked
         raise InvalidInput(f"unknown rules {rules!r}; choose official or variant")
     return rules
 
 
-@user_errors
-def query(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Moving player's count.")] = None,
-          m: Annotated[Optional[int], typer.Option("--m", min=1, help="Waiting player's count.")] = None,
-          rules: RuleOption = "official",
-          fair: Annotated[bool, typer.Option("--fair", help="List the fair states instead.")] = False,
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+def answer(n: Annotated[Optional[int], typer.Option(
+               "--n", min=1, help="Moving player's count.")] = None,
+           m: Annotated[Optional[int], typer.Option(
+               "--m", min=1, help="Waiting player's count.")] = None,
+           rules: RuleOption = "official",
+           fair: Annotated[bool, typer.Option(
+               "--fair", help="List the fair states instead.")] = False,
+           store: StoreOption = None) -> dict:
     """Win probability (exact), F, G and optimal moves of state (n, m); or the fair states."""
     url, rule = resolve_store(store), _rule(rules)
     if fair:
-        result = stored.fair_states(url, rule)
-        emit(result, as_json, lambda r: console.print(
-            f"fair states ({rule} rules, n, m <= {r['max_n']}): "
-            + ", ".join(f"({a}, {b})" for a, b in r["fair_states"])))
-        return
+        return stored.fair_states(url, rule)
     if n is None or m is None:
         raise InvalidInput("give both --n and --m (or --fair)")
-    result = stored.query_state(url, n, m, rule)
+    return stored.query_state(url, n, m, rule)
 
-    def render(r: dict) -> None:
-        table = Table(title=f"Guess Who state ({n}, {m}), {rule} rules")
-        table.add_column("quantity")
-        table.add_column("value")
-        for key in ("a", "p", "p_float", "F", "G"):
-            table.add_row(key, str(r[key]))
-        moves = r["optimal_moves"]
-        table.add_row("optimal s", f"{moves['min']}..{moves['max']} ({moves['count']} moves)")
-        table.add_row("final guess optimal", str(moves["final_guess_optimal"]))
-        console.print(table)
 
-    emit(result, as_json, render)
+def _render(r: dict) -> None:
+    if "fair_states" in r:
+        console.print(f"fair states ({r['rules']} rules, n, m <= {r['max_n']}): "
+                      + ", ".join(f"({a}, {b})" for a, b in r["fair_states"]))
+        return
+    table = Table(title=f"Guess Who state ({r['n']}, {r['m']}), {r['rules']} rules")
+    table.add_column("quantity")
+    table.add_column("value")
+    for key in ("a", "p", "p_float", "F", "G"):
+        table.add_row(key, str(r[key]))
+    moves = r["optimal_moves"]
+    table.add_row("optimal s", f"{moves['min']}..{moves['max']} "
+                                 f"({counted(moves['count'], 'move')})")
+    table.add_row("final guess optimal", str(moves["final_guess_optimal"]))
+    console.print(table)
+
+
+query = result_command(answer, _render)
+
+
+def table(rules: RuleOption = "official",
+          max_n: Annotated[Optional[int], typer.Option(
+              "--max-n", min=1, help="Only n, m <= this (default: the stored range).")] = None,
+          store: StoreOption = None):
+    """Every stored state (n, m): a, p exactly (p_numerator / p_denominator) and the
+    optimal move set, one row per state."""
+    return stored.states_table(resolve_store(store), _rule(rules), max_n)
 
 
 @user_errors
@@ -77,20 +94,27 @@ def plot(out: OutOption = "figures",
 
 @user_errors
 def verify(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Check the stored variant-rules table against the paper's Theorems 1-3, every state.
+    """Check the stored variant-rules table against the paper's Theorems 1-3 (Theorem 3 with
+    its erratum corrected, reported as a note), every state.
 
-    Exits with status 1 when a theorem disagrees with the table somewhere."""
+    Exits with status 4 when a theorem disagrees with the table somewhere."""
     result = stored.verify_variant(resolve_store(store))
 
     def render(r: dict) -> None:
-        for name in ("theorem1", "theorem2", "theorem3"):
+        for name in stored.THEOREMS:
             check = r[name]
             verdict = "holds" if not check["mismatches"] else (
-                f"{check['mismatches']} mismatches, e.g. (n, m) = "
+                f"{counted(check['mismatches'], 'mismatch', 'mismatches')}, e.g. (n, m) = "
                 + ", ".join(f"({a}, {b})" for a, b in check["examples"]))
-            console.print(f"{name} over {r['states']} states (n, m <= {r['max_n']}): {verdict}",
-                          soft_wrap=True)
+            console.print(f"{name} over {counted(r['states'], 'state')} (n, m <= {r['max_n']}): "
+                          f"{verdict}", soft_wrap=True)
+        erratum = r["erratum"]
+        if erratum["states"]:
+            console.print("erratum (a note, not a mismatch): the paper's Theorem 3 as printed "
+                          f"is wrong at {counted(erratum['states'], 'state')}, e.g. (n, m) = "
+                          + ", ".join(f"({a}, {b})" for a, b in erratum["examples"])
+                          + f": {erratum['note']}", soft_wrap=True)
 
     emit(result, as_json, render)
-    if any(result[name]["mismatches"] for name in ("theorem1", "theorem2", "theorem3")):
-        raise typer.Exit(1)
+    if any(result[name]["mismatches"] for name in stored.THEOREMS):
+        raise typer.Exit(DISAGREES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import typer
@@ -21,7 +21,8 @@ import typer
 from subgame.errors import InvalidInput, check_int
 from subgame.families.guess_who import game as guess_who
 from subgame.family import ComputationConfig
-from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer
+from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer,
+                          check_plan_size)
 from subgame.storage import ComputationStore
 from subgame.storage.cache import cached, replace
 
@@ -29,7 +30,8 @@ FAMILY = "guess-who"
 KERNEL_VERSION = 1
 MAX_N = 65536  # the in-memory table is (U+1)^2 int64: 34 GB at this bound
 MOVE_ARRAYS = {"s_min": "int32", "s_max": "int32", "s_count": "int32", "final_guess": "bool"}
-RulesOption = Annotated[str, typer.Option("--rules", help="official, variant or both.")]
+RulesOption = Annotated[Literal[(*guess_who.RULES, "both")], typer.Option(
+    "--rules", help="The rule sets to compute.")]
 
 
 def parse_rules(rules: str) -> tuple[str, ...]:
@@ -57,6 +59,8 @@ class GuessWhoConfig(ComputationConfig):
         check_int("--max-n", self.max_n, 1, MAX_N)
         check_int("--band", self.band, 1, MAX_N)
         parse_rules(self.rules)
+        check_plan_size(self.bands, len(self.rule_sets),
+                        f"use --band {-(-self.max_n // MAX_STEPS)} or more")
 
     @property
     def rule_sets(self) -> tuple[str, ...]:
@@ -83,6 +87,14 @@ class GuessWhoConfig(ComputationConfig):
     @property
     def bands(self) -> int:
         return -(-self.max_n // self.edge)
+
+    def worker_bytes(self) -> int:
+        """A shard keeps its rule's whole table, (U+1)^2 int64, between bands; a worker that
+        restarts mid-run reads the filled part back through a temporary as large (up to
+        U - B square); the band's move strips hold 13 bytes per cell of the L-shaped band
+        (B x U twice)."""
+        U, B = self.max_n, self.edge
+        return 8 * (U + 1) ** 2 + 8 * (U - B) ** 2 + 13 * 2 * B * U
 
 
 def guess_who_plan(config: GuessWhoConfig) -> Plan:

@@ -8,8 +8,9 @@ from typing import Annotated, Optional, get_type_hints
 import typer
 from rich.table import Table
 
-from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
-                                     user_errors)
+from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
+                                     emit, result_command, user_errors)
+from subgame.exact import counted
 from subgame.families.guess_who_board import read as stored
 from subgame.families.guess_who_board.plan import CLASSIC, DEFAULT_MAX_SETS, BoardConfig
 from subgame.storage import resolve_store
@@ -23,38 +24,39 @@ def _config(board: str, max_literals: int, rules: str, max_sets: int) -> BoardCo
     return BoardConfig(board=board, max_literals=max_literals, rules=rules, max_sets=max_sets)
 
 
-@user_errors
-def query(standing: Annotated[Optional[str], typer.Option(
-              "--standing", help="The mover's standing characters, comma-separated "
-                                 "(default: the full board).")] = None,
-          opponent_standing: Annotated[Optional[str], typer.Option(
-              "--opponent-standing", help="The opponent's standing characters "
-                                          "(default: the full board).")] = None,
-          board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
-          rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+def answer(standing: Annotated[Optional[str], typer.Option(
+               "--standing", help="The mover's standing characters, comma-separated "
+                                  "(default: the full board).")] = None,
+           opponent_standing: Annotated[Optional[str], typer.Option(
+               "--opponent-standing", help="The opponent's standing characters "
+                                           "(default: the full board).")] = None,
+           board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
+           rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+           store: StoreOption = None) -> dict:
     """Exact win probability of the mover at (S, T), its optimal questions, the
     closest-to-half question and the policies' values (default: the first move)."""
-    result = stored.query_pair(resolve_store(store), _config(board, max_literals, rules,
-                                                             max_sets),
-                               standing, opponent_standing)
+    return stored.query_pair(resolve_store(store), _config(board, max_literals, rules,
+                                                           max_sets),
+                             standing, opponent_standing)
 
-    def render(r: dict) -> None:
-        table = Table(title=f"{r['board']} board, d = {r['max_literals']}, {r['rules']} rules: "
-                            f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}")
-        table.add_column("quantity")
-        table.add_column("value")
-        table.add_row("p (mover wins)", f"{r['p']} = {r['p_float']:.6f}")
-        table.add_row("optimal questions", "\n".join(map(str, r["optimal_questions"])) or "-")
-        table.add_row("final guess optimal", str(r["final_guess_optimal"]))
-        table.add_row("closest to half", str(r["closest_to_half"]))
-        for policy, values in r["policies"].items():
-            table.add_row(f"{policy}: moves vs optimal / optimal moves vs it / self-play",
-                          f"{values['vs_optimal']} / {values['optimal_vs']} / "
-                          f"{values['vs_self']} (loss {values['loss_vs_optimal']})")
-        console.print(table)
 
-    emit(result, as_json, render)
+def _render(r: dict) -> None:
+    table = Table(title=f"{r['board']} board, d = {r['max_literals']}, {r['rules']} rules: "
+                        f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}")
+    table.add_column("quantity")
+    table.add_column("value")
+    table.add_row("p (mover wins)", f"{r['p']} = {r['p_float']:.6f}")
+    table.add_row("optimal questions", "\n".join(map(str, r["optimal_questions"])) or "-")
+    table.add_row("final guess optimal", str(r["final_guess_optimal"]))
+    table.add_row("closest to half", str(r["closest_to_half"]))
+    for policy, values in r["policies"].items():
+        table.add_row(f"{policy}: moves vs optimal / optimal moves vs it / self-play",
+                      f"{values['vs_optimal']} / {values['optimal_vs']} / "
+                      f"{values['vs_self']} (loss {values['loss_vs_optimal']})")
+    console.print(table)
+
+
+query = result_command(answer, _render)
 
 
 @user_errors
@@ -91,12 +93,12 @@ def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
     """Check the stored values against a plain recursion over sets of names: every pair on
     a small board, a random sample (one step over stored children) on a larger one.
 
-    Exits with status 1 on any mismatch."""
+    Exits with status 4 on any mismatch."""
     result = stored.verify_values(resolve_store(store),
                                   _config(board, max_literals, rules, max_sets), sample)
     emit(result, as_json, lambda r: console.print(
-        f"{r['computation']}: {r['method']}: {r['pairs_checked']} pairs, "
-        f"{r['mismatches']} mismatches" + (f", e.g. {r['examples'][0]}" if r["examples"]
+        f"{r['computation']}: {r['method']}: {counted(r['pairs_checked'], 'pair')}, "
+        f"{counted(r['mismatches'], 'mismatch', 'mismatches')}" + (f", e.g. {r['examples'][0]}" if r["examples"]
                                            else ""), soft_wrap=True))
     if result["mismatches"]:
-        raise typer.Exit(1)
+        raise typer.Exit(DISAGREES)

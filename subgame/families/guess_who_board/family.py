@@ -5,5 +5,5 @@ from subgame.families.guess_who_board.plan import FAMILY as NAME, BoardConfig
 from subgame.family import Family
 
 FAMILY = Family(NAME, BoardConfig, {"query": commands.query, "plot": commands.plot,
-                                    "verify": commands.verify},
+                                    "verify": commands.verify}, answer=commands.answer,
                 summary="Exact Guess Who on a real board (classic or CSV) with policies.")

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 import numpy as np
 import typer
@@ -76,7 +76,7 @@ class BoardConfig(ComputationConfig):
                         "categorical columns.")] = CLASSIC
     max_literals: Annotated[int, typer.Option(
         "--max-literals", help="d: literals per question (trait or not-trait).")] = 1
-    rules: Annotated[str, typer.Option(
+    rules: Annotated[Literal[RULES], typer.Option(
         "--rules", help="official (naming is the final guess) or variant (naming is a "
                         "question).")] = "official"
     shard_pairs: Annotated[int, typer.Option(

@@ -2,38 +2,55 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
-                                     user_errors)
+                                     result_command, user_errors)
 from subgame.errors import InvalidInput
+from subgame.families.higher_lower import game as hl
 from subgame.families.higher_lower import read as stored
 from subgame.storage import resolve_store
 
+POLICY_NAMES = tuple(policy.replace("_", "-") for policy in hl.POLICIES)  # as typed
 
-@user_errors
-def query(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck size.")] = None,
-          asymptotics: Annotated[bool, typer.Option(
-              "--asymptotics", help="Extrapolated limits of the ratio and the streak.")] = False,
-          ranks: Annotated[Optional[int], typer.Option("--ranks", min=1)] = None,
-          suits: Annotated[Optional[int], typer.Option("--suits", min=1)] = None,
-          ties: Annotated[str, typer.Option("--ties")] = "loss",
-          policy: Annotated[str, typer.Option("--policy")] = "optimal",
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+
+def answer(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck size.")] = None,
+           asymptotics: Annotated[bool, typer.Option(
+               "--asymptotics", help="Extrapolated limits of the ratio and the streak.")] = False,
+           ranks: Annotated[Optional[int], typer.Option(
+               "--ranks", min=1, help="A deck's ranks (with --suits: its odds).")] = None,
+           suits: Annotated[Optional[int], typer.Option(
+               "--suits", min=1, help="A deck's suits: cards of each rank.")] = None,
+           ties: Annotated[Literal[hl.TIES], typer.Option(
+               "--ties", help="What guessing an equal rank does: lose, or pass.")] = "loss",
+           policy: Annotated[Literal[POLICY_NAMES], typer.Option(
+               "--policy", help="The guessing policy.")] = "optimal",
+           store: StoreOption = None) -> dict:
     """P_all(n) (float and exact), the count n! P_all(n), the expected streak; or limits;
     or a deck's exact and Monte Carlo odds."""
     url = resolve_store(store)
     if asymptotics:
-        result = stored.asymptotics(url)
-    elif n is not None:
-        result = stored.query_n(url, n)
-    elif ranks is not None and suits is not None:
-        result = stored.query_deck(url, ranks, suits, ties, policy.replace("-", "_"))
-    else:
-        raise InvalidInput("give --n, --asymptotics, or --ranks and --suits")
-    emit(result, as_json, lambda r: console.print_json(data=r))
+        return stored.asymptotics(url)
+    if n is not None:
+        return stored.query_n(url, n)
+    if ranks is not None and suits is not None:
+        return stored.query_deck(url, ranks, suits, ties, policy.replace("-", "_"))
+    raise InvalidInput("give --n, --asymptotics, or --ranks and --suits")
+
+
+query = result_command(answer, lambda r: console.print_json(data=r))
+
+
+def table(decks: Annotated[bool, typer.Option(
+              "--decks", help="The deck sweeps' grid points instead of the distinct "
+                              "sweep.")] = False,
+          store: StoreOption = None):
+    """The distinct-card sweep, one row per deck size (exact counts in decimal); or every
+    deck sweep's grid points (--decks)."""
+    url = resolve_store(store)
+    return stored.deck_table(url) if decks else stored.sweep_table(url)
 
 
 @user_errors

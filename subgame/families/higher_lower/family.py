@@ -14,6 +14,7 @@ def upgrade(old: dict) -> ComputationConfig:
 
 
 FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands.plot},
-                computations=computations, upgrade=upgrade,
+                computations=computations, upgrade=upgrade, answer=commands.answer,
+                table=commands.table,
                 summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
                         "Monte Carlo.")

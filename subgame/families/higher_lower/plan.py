@@ -14,6 +14,7 @@ shards point x batch, each with its own stream from SeedSequence(seed).spawn.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 from itertools import product
@@ -25,8 +26,8 @@ import typer
 from subgame.errors import InvalidInput, check_int
 from subgame.families.higher_lower import game as hl
 from subgame.family import ComputationConfig, parse_int_list
-from subgame.plan import (ArraySpec, ChunkGrid, ChunkMax, Plan, ShardTask, Stage, Step,
-                          Writer)
+from subgame.plan import (MAX_SHARDS_PER_STEP, MAX_STEPS, ArraySpec, ChunkGrid, ChunkMax, Plan,
+                          ShardTask, Stage, Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
 from subgame.storage.encoding import HEX, from_hex, to_hex
 
@@ -55,6 +56,7 @@ class DistinctConfig(ComputationConfig):
         check_int("--max-n", self.max_n, 1, MAX_N)
         check_int("--block", self.block, 1, MAX_N)
         check_int("--exact-max", self.exact_max, 0, self.max_n)
+        check_plan_size(self.blocks, 2, f"use --block {-(-self.max_n // MAX_STEPS)} or more")
 
     def group_path(self) -> str:
         return f"{FAMILY}/distinct/B{self.block}"
@@ -74,10 +76,31 @@ class DistinctConfig(ComputationConfig):
     def blocks(self) -> int:
         return -(-self.max_n // self.block)
 
+    def worker_bytes(self) -> int:
+        """The larger shard of a block (solve_distinct_shard). Float: the block's six
+        float64 columns, twice (the first block prepends n = 1), and the level vectors,
+        float64 of length n/2, a few at once. Exact: two consecutive levels of n/2 Python
+        integers each (about log2 n! bits: 4 bytes per 30 bits, 28 bytes of header and an
+        8-byte reference each), and the hexadecimal text of the block's totals and of the
+        last level, log2 n! / 4 digits each: as Python strings, in to_hex's fixed-width
+        numpy array (4 bytes a digit, every entry as long as the longest) and as Zarr
+        encodes it, about 7 bytes a digit in all (traced: 0.9-2x of this at n = 600-2000)."""
+        floats = 2 * 6 * 8 * min(self.block, self.max_n) + 4 * 8 * (self.max_n + 1) // 2
+        if not self.exact_max:
+            return floats
+        n = self.exact_max
+        bits = math.lgamma(n + 1) / math.log(2)
+        level = (n + 1) // 2 * 2 * (28 + 8 + bits / 7.5)
+        text = (min(self.block, n) * 2 + (n + 1) // 2 * 2) * (7 * bits / 4 + 60)
+        return max(floats, int(2 * level + text))
 
-def _n_axis(name: str, length: int, chunk: int, dtype: str, shard: int) -> ArraySpec:
-    """A per-n result: chunk b along n is block b's, written by the float or exact shard."""
-    return ArraySpec(name, (length,), (min(chunk, length),), dtype, ("n",),
+
+def _n_axis(name: str, length: int, chunk: int, dtype: str, shard: int,
+            axis: str = "n") -> ArraySpec:
+    """A per-n result: chunk b along n is block b's, written by the float or exact shard.
+    The exact counts stop at exact_max: their axis is ``exact_n`` (xarray wants one length
+    per dimension name)."""
+    return ArraySpec(name, (length,), (min(chunk, length),), dtype, (axis,),
                      fill_value="" if dtype == "str" else 0, attrs=HEX if dtype == "str" else {},
                      writer=Writer(step=ChunkMax((0,)), shard=shard))
 
@@ -88,7 +111,10 @@ def distinct_plan(config: DistinctConfig) -> Plan:
                         constant=partial(np.arange, 1, N + 1))]
     arrays += [_n_axis(name, N, B, dtype, FLOAT) for name, dtype in SWEEP_ARRAYS.items()]
     if config.exact_max:
-        arrays += [_n_axis(name, config.exact_max, B, "str", EXACT)
+        arrays.append(ArraySpec("exact_n", (config.exact_max,), (min(B, config.exact_max),),
+                                "int64", ("exact_n",),
+                                constant=partial(np.arange, 1, config.exact_max + 1)))
+        arrays += [_n_axis(name, config.exact_max, B, "str", EXACT, "exact_n")
                    for name in ("count", "streak_count")]
     steps = []
     for b in range(config.blocks):
@@ -152,13 +178,18 @@ def solve_distinct_shard(task: ShardTask) -> dict[str, Any]:
         return {"deck_sizes": last.n - start}
     first = _exact_start(store, b)
     stop = min(config.block_end(b), config.exact_max)
-    levels = [first] if b == 0 else []
-    levels += list(hl.exact_levels(stop, first))
-    rows = slice(levels[0].n - 1, stop)
-    store.array("count")[rows] = to_hex(lv.count for lv in levels)
-    store.array("streak_count")[rows] = to_hex(lv.streak_total for lv in levels)
-    store.array(f"state/{b}/exact_wins")[:] = to_hex(levels[-1].wins)
-    store.array(f"state/{b}/exact_streak")[:] = to_hex(levels[-1].streak)
+    # One level at a time: a level is n/2 integers of n log n bits, and holding every level
+    # of the block took 3.2 GiB at n = 2000; only their totals are stored.
+    last = first
+    counts, streaks = ([first.count], [first.streak_total]) if b == 0 else ([], [])
+    for last in hl.exact_levels(stop, first):
+        counts.append(last.count)
+        streaks.append(last.streak_total)
+    rows = slice(stop - len(counts), stop)
+    store.array("count")[rows] = to_hex(counts)
+    store.array("streak_count")[rows] = to_hex(streaks)
+    store.array(f"state/{b}/exact_wins")[:] = to_hex(last.wins)
+    store.array(f"state/{b}/exact_streak")[:] = to_hex(last.streak)
     return {"exact_deck_sizes": stop - start}
 
 
@@ -184,6 +215,10 @@ class DeckConfig(ComputationConfig):
     def __post_init__(self) -> None:
         check_int("--games", self.games, 0, 10**12)
         check_int("--seed", self.seed, 0)
+        most = MAX_SHARDS_PER_STEP // len(self.points) * GAMES_PER_SHARD
+        check_plan_size(2, len(self.points) * self.batches,
+                        f"use --games {most:,} or fewer for {len(self.points)} grid points "
+                        f"(Monte Carlo shards of {GAMES_PER_SHARD:,} games)")
 
     @property
     def points(self) -> list[tuple[int, int, str, str]]:
@@ -215,6 +250,9 @@ def exact_feasible(ranks: int, suits: int) -> bool:
 def deck_plan(config: DeckConfig) -> Plan:
     points = config.points
     P = len(points)
+    # A grid point's ranks, suits, ties and policy label every per-point result (CF's
+    # ``coordinates`` attribute: xarray reads them as coordinates of the point axis).
+    labelled = {"coordinates": "ranks suits ties policy"}
     arrays = [ArraySpec(name, (P,), (P,), dtype, ("point",), fill_value=fill,
                         constant=partial(np.array, [point[i] for point in points]))
               for i, (name, dtype, fill) in enumerate((("ranks", "int64", 0),
@@ -223,6 +261,7 @@ def deck_plan(config: DeckConfig) -> Plan:
                                                        ("policy", "str", "")))]
     # exact_wins and exact_orders hold hexadecimal integers, like the distinct sweep
     arrays += [ArraySpec(name, (P,), (1,), dtype, ("point",), fill_value=fill,
+                         attrs={**labelled, **(HEX if dtype == "str" else {})},
                          writer=Writer(step=0, shard=ChunkMax((0,))))
                for name, dtype, fill in (("exact_wins", "str", ""), ("exact_orders", "str", ""),
                                          ("exact_p", "float64", np.nan),
@@ -235,7 +274,7 @@ def deck_plan(config: DeckConfig) -> Plan:
         writer = Writer(step=1, shard=ChunkGrid((0, 1)))
         stages.append(Stage("monte-carlo", solve_monte_carlo_shard, tuple(
             ArraySpec(name, (P, config.batches), (1, 1), "int64", ("point", "batch"),
-                      writer=writer) for name in ("mc_wins", "mc_games")), (
+                      attrs=labelled, writer=writer) for name in ("mc_wins", "mc_games")), (
             Step(1, "Monte Carlo", P * config.batches,
                  info={"games": config.games, "batches": config.batches}),)))
     return Plan(FAMILY, config, tuple(stages))

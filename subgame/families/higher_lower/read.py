@@ -98,3 +98,47 @@ def query_deck(url: str, ranks: int, suits: int, ties: str, policy: str,
         raise NotComputed(f"no finished deck sweep holds {ranks} ranks x {suits} suits, "
                           f"ties={ties}, policy={policy}")
     return result
+
+
+def sweep_table(url: str):
+    """The distinct-card sweep as a pandas DataFrame, one row per deck size n: the floats,
+    and the exact counts n! P_all(n) and n! E[streak] in decimal (empty beyond exact_max)."""
+    import pandas as pd
+
+    store, reached = _distinct_sweep(url)
+    columns = {"n": np.arange(1, reached + 1),
+               **{name: store.array(name)[:reached] for name in (
+                   "p_all", "log_p_all", "expected_streak", "ratio")}}
+    exact = min(reached, store.config["exact_max"])
+    for name in ("count", "streak_count"):
+        counts = [decimal(value) for value in from_hex(store.array(name)[:exact])]
+        columns[name] = counts + [""] * (reached - exact)
+    return pd.DataFrame(columns)
+
+
+def deck_table(url: str):
+    """Every finished deck sweep's grid points as a pandas DataFrame: the exact odds (wins
+    of orders, in decimal) and the Monte Carlo wins and games summed over batches."""
+    import pandas as pd
+
+    rows = []
+    for store in find_computations(url, FAMILY):
+        if "ranks" not in store.identity or not store.step_done(0):
+            continue
+        grid = zip(*(store.array(name)[:].tolist() for name in ("ranks", "suits", "ties",
+                                                                  "policy")))
+        simulated = "mc_wins" in store.group and store.step_done(1)
+        for i, (ranks, suits, ties, policy) in enumerate(grid):
+            wins, orders = (store.array(name)[i] for name in ("exact_wins", "exact_orders"))
+            exact = from_hex([wins, orders]) if wins else None
+            rows.append({
+                "computation": store.group_path, "ranks": ranks, "suits": suits, "ties": ties,
+                "policy": policy, "exact_p": store.array("exact_p")[i].item(),
+                "exact_wins": decimal(exact[0]) if exact else "",
+                "exact_orders": decimal(exact[1]) if exact else "",
+                "mc_wins": int(store.array("mc_wins")[i].sum()) if simulated else 0,
+                "mc_games": int(store.array("mc_games")[i].sum()) if simulated else 0})
+    if not rows:
+        raise NotComputed(f"{url!r} holds no finished deck sweep; run `subgame run "
+                          "higher-lower --ranks R --suits S` first")
+    return pd.DataFrame(rows)

@@ -39,6 +39,11 @@ def subsets(n_cards: int, j: int) -> np.ndarray:
     return table
 
 
+def deck_labels(n_cards: int, j: int) -> np.ndarray:
+    """The decks of level j by rank as text, '1,3,4' (the labels of a level's deck axis)."""
+    return np.array([",".join(map(str, deck)) for deck in subsets(n_cards, j)])
+
+
 def drop_ranks(decks: np.ndarray) -> np.ndarray:
     """rank(P - P_k) for every deck row P of ``subsets`` and every upcard index k.
 

@@ -173,7 +173,7 @@ class ShardResult:
     has the difference axis after the deck axis ([r, d + diff_max, ...]).
 
     values          (n, n_patterns) float64        f
-    upcard_values   (n, n_patterns, j) float64     f_k
+    upcard_values   (n, n_patterns, j) float64     f_k (None unless asked for)
     strategies      (n, n_patterns, j, j) float32  [r, p, k, i] player one bids V_i on P_k
     strategies_two  (n, n_patterns, j, j) float32  [r, p, k, l] player two bids Y_l on P_k
     (both None unless asked for).  games: matrix games solved; saddles: those with a pure
@@ -224,9 +224,11 @@ def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, c
 
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
-                with_strategies, values, upcard_values, strat_one, strat_two, stats):
+                with_strategies, with_upcard_values, values, upcard_values, strat_one,
+                strat_two, stats):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows; the
-    difference axis has one entry (d = 0) under points."""
+    difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]] is the
+    block of level j-1 that deck row r reads for upcard k."""
     n_rows, j = decks.shape
     n_patterns = child.shape[0]
     diff_max = (values.shape[1] - 1) // 2
@@ -271,7 +273,8 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
                             strat_one[r, at, p, k, i] = x[i]
                             strat_two[r, at, p, k, i] = y[i]
                     if p != symmetric or d != 0:
-                        upcard_values[r, at, p, k] = value
+                        if with_upcard_values:
+                            upcard_values[r, at, p, k] = value
                         values[r, at, p] += value
         for d in range(-reach[r], reach[r] + 1):
             for p in range(n_patterns):
@@ -284,7 +287,8 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
             for p in range(n_patterns):
                 values[r, d + diff_max, p] = fill
                 for k in range(j):
-                    upcard_values[r, d + diff_max, p, k] = fill
+                    if with_upcard_values:
+                        upcard_values[r, d + diff_max, p, k] = fill
                     if with_strategies and saturated:
                         for i in range(j):
                             strat_one[r, d + diff_max, p, k, i] = 1.0 / j
@@ -296,43 +300,67 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     return 0
 
 
+def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
+    """The level j-1 deck ranks that the shard [p_lo, p_hi) of level j reads, sorted and
+    unique: the ranks of P - P_k for its decks P and upcards k, drop_rank[p_lo:p_hi].  In
+    colex order a run of consecutive decks shares its high cards, so these are about j
+    runs of consecutive ranks, each about as long as the shard: a few chunks of level j-1."""
+    return np.unique(layout.drop_rank[p_lo:p_hi])
+
+
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
-                with_strategies: bool) -> ShardResult:
+                with_strategies: bool, with_upcard_values: bool = True,
+                prev_ranks: np.ndarray | None = None) -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
-    prev_values is level j-1's values array, shape ``layout.prev_shape`` (ignored for
-    j = 0; for j = 1 it is level 0's values: zeros of shape (1, 1), win (1, 1, 1), f = 0
-    at d = 0).  The kernel releases the GIL, so threads overlap.
+    prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
+    given ``prev_ranks`` (``previous_rows(layout, p_lo, p_hi)``), only those rows of it,
+    in that order (ignored for j = 0; for j = 1 it is level 0's values: zeros of shape
+    (1, 1), win (1, 1, 1), f = 0 at d = 0).  Without ``with_upcard_values`` the f_k are
+    summed into f but not kept (``upcard_values`` is None).  The kernel releases the GIL,
+    so threads overlap.
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
     prev = np.ascontiguousarray(prev_values, dtype=np.float64)
-    if layout.j > 0 and prev.shape != layout.prev_shape:
+    drop_rank = layout.drop_rank[p_lo:p_hi]
+    expected = layout.prev_shape
+    if prev_ranks is not None:  # read row prev_ranks[t] at t
+        expected = (len(prev_ranks), *layout.prev_shape[1:])
+        drop_rank = np.searchsorted(prev_ranks, drop_rank)
+        if not np.array_equal(np.take(prev_ranks, drop_rank, mode="clip"),
+                              layout.drop_rank[p_lo:p_hi]):
+            raise ValueError(f"prev_ranks lacks level {layout.j - 1} rows that ranks "
+                             f"[{p_lo}, {p_hi}) read")
+    if layout.j > 0 and prev.shape != expected:
         raise ValueError(f"prev_values has shape {prev.shape}, level {layout.j - 1} of "
-                         f"N={layout.n_cards} ({layout.objective}) is {layout.prev_shape}")
+                         f"N={layout.n_cards} ({layout.objective}) needs {expected}")
     n, j, n_pat, n_d = p_hi - p_lo, layout.j, layout.n_patterns, layout.n_diffs
     values = np.empty((n, n_d, n_pat))
-    upcard_values = np.empty((n, n_d, n_pat, j))
+    upcard_values = np.empty((n, n_d, n_pat, j) if with_upcard_values else (0, 0, 0, 0))
     strat_shape = (n, n_d, n_pat, j, j) if with_strategies else (0, 0, 0, 0, 0)
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
     stats = np.zeros(4)
     if j == 0:
         values[:] = 0.0
-    elif _solve_rows(layout.decks[p_lo:p_hi], layout.drop_rank[p_lo:p_hi], layout.child,
+    elif _solve_rows(layout.decks[p_lo:p_hi], drop_rank, layout.child,
                      layout.child_sign, layout.duel, layout.symmetric,
                      layout.reach[p_lo:p_hi], layout.objective == "win",
                      prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
-                     values, upcard_values, strat_one, strat_two, stats) < 0:
+                     with_upcard_values, values, upcard_values, strat_one, strat_two,
+                     stats) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "
                               f"{j} ranks [{p_lo}, {p_hi})")
     if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
-        values, upcard_values = values[:, 0], upcard_values[:, 0]
+        values = values[:, 0]
+        if with_upcard_values:
+            upcard_values = upcard_values[:, 0]
         if with_strategies:
             strat_one, strat_two = strat_one[:, 0], strat_two[:, 0]
-    return ShardResult(p_lo, p_hi, values, upcard_values,
+    return ShardResult(p_lo, p_hi, values, upcard_values if with_upcard_values else None,
                        strat_one if with_strategies else None,
                        strat_two if with_strategies else None,
                        int(stats[0]), int(stats[1]), int(stats[2]), float(stats[3]))

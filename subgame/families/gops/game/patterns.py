@@ -154,3 +154,11 @@ def describe(key: int) -> str:
         out.append(".vy="[key & 3])
         key >>= 2
     return "".join(out)
+
+
+def pattern_labels(n_cards: int, j: int) -> np.ndarray:
+    """The stored patterns of level j as ``describe`` text (the labels of a level's pattern
+    axis), e.g. 'yv=': the lowest card in Y only, the next in V only, the highest in both
+    (V = {2, 3}, Y = {1, 3}, or any hands ordered alike). (V, Y) is stored under the
+    pattern of (V, Y) or of (Y, V), whichever is stored, with f negated for the latter."""
+    return np.array([describe(int(key)) for key in canonical_patterns(n_cards, j)])

@@ -44,11 +44,12 @@ class StateRef:
 
 @dataclass(frozen=True)
 class StateAnswer:
-    """f(V, Y, P), f_k by upcard card, and each player's mixed bid {card: probability} by
-    upcard card (None when strategies were not stored)."""
+    """f(V, Y, P), f_k by upcard card (None when the level's f_k were not stored), and each
+    player's mixed bid {card: probability} by upcard card (None when strategies were not
+    stored)."""
 
     value: float
-    upcard_values: dict[int, float]
+    upcard_values: dict[int, float] | None
     bids_one: dict[int, dict[int, float]] | None
     bids_two: dict[int, dict[int, float]] | None
 
@@ -93,11 +94,12 @@ def locate(n_cards: int, v_hand, y_hand, deck, diff: int = 0) -> StateRef:
                     one[0], one[1], two[0], two[1], sign * diff, abs(diff) > sum(p))
 
 
-def answer(ref: StateRef, value: float, upcard_values: np.ndarray,
+def answer(ref: StateRef, value: float, upcard_values: np.ndarray | None,
            strategies: np.ndarray | None = None,
            strategies_two: np.ndarray | None = None) -> StateAnswer:
     """Read a state in card terms from its stored entries at [p_rank, pattern]:
-    value (scalar), upcard_values (j,), strategies and strategies_two (j, j) or None."""
+    value (scalar), upcard_values (j,) or None, strategies and strategies_two (j, j) or
+    None."""
     stored = {"strategies": strategies, "strategies_two": strategies_two}
 
     def bids(array_name, hand):
@@ -109,6 +111,7 @@ def answer(ref: StateRef, value: float, upcard_values: np.ndarray,
 
     return StateAnswer(
         ref.sign * float(value),
+        None if upcard_values is None else
         {card: ref.sign * float(u) for card, u in zip(ref.upcards, upcard_values)},
         bids(ref.one_array, ref.one_cards),
         bids(ref.two_array, ref.two_cards),

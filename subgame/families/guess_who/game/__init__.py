@@ -21,6 +21,7 @@ from subgame.families.guess_who.game.analysis import (
     win_probability,
 )
 from subgame.families.guess_who.game.closed_forms import (
+    corrected_theorem3,
     star,
     variant_theorem1,
     variant_theorem2,
@@ -34,6 +35,7 @@ __all__ = [
     "RULES",
     "BandMoves",
     "advantage_tables",
+    "corrected_theorem3",
     "fair_states",
     "first_mover_advantage",
     "game_state_advantage",

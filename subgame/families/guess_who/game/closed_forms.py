@@ -14,7 +14,8 @@ Theorem 3:  the optimal guesses at (n, m) are exactly the s with lower <= s <= u
             upper = 1 (n <= 3), 1 (n >= 4, m <= 2), 2 (n = 4, m >= 3), n - lower (n > 4, m >= 3).
 
 Arguments are integer arrays (or scalars) that broadcast; states are 1-based.  These are
-the formulas as printed; docs/guess_who.md says where they disagree with the tables.
+the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3
+(docs/guess_who.md).
 """
 
 from __future__ import annotations
@@ -81,3 +82,18 @@ def variant_theorem3(n, m) -> tuple[np.ndarray, np.ndarray]:
     lower = np.where(n <= 3, 1.0, np.where(sn <= sm, white_star(n), sm / 2))
     upper = np.where(n <= 3, 1.0, np.where(m <= 2, 1.0, np.where(n == 4, 2.0, n - lower)))
     return lower, upper
+
+
+def corrected_theorem3(n, m) -> tuple[np.ndarray, np.ndarray]:
+    """The least and the largest optimal guess, as int64: Theorem 3 with its lower bound
+    ★m/2 (n >= 4, ★n > ★m) read as max(1, floor(★m/2)), as Corollary 2 has it.
+
+    This changes column m = 3, n >= 4 only (★m is even for m >= 4, and ceil(★m/2) = 1 for
+    m <= 2): as printed, lower = 3/2 leaves out s = 1, which the exact tables show optimal
+    there. The upper bound n - 3/2 keeps the printed lower bound: the largest optimal guess
+    is n - 2."""
+    lower, upper = variant_theorem3(n, m)
+    n = np.asarray(n, dtype=np.int64)
+    sm = star(np.asarray(m, dtype=np.int64))
+    first = np.where((n >= 4) & (star(n) > sm), np.maximum(1, sm // 2), np.ceil(lower))
+    return first.astype(np.int64), np.floor(upper).astype(np.int64)

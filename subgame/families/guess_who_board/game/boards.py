@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from subgame.errors import InvalidInput
+from subgame.exact import counted
 
 from .board import Character
 
@@ -83,8 +84,8 @@ def parse_board(text: str, source: str) -> tuple[Character, ...]:
         raise InvalidInput(f"board {source} is empty: it has a header but no characters")
     for line, row in enumerate(body, start=2):
         if len(row) != len(header):
-            raise InvalidInput(f"board {source}, row {line}: {len(row)} cells for "
-                               f"{len(header)} columns")
+            raise InvalidInput(f"board {source}, row {line}: {counted(len(row), 'cell')} for "
+                               f"{counted(len(header), 'column')}")
     columns = {column: [row[i].strip() for row in body] for i, column in enumerate(header)}
     names = columns.pop(NAME_COLUMN)
     _check_names(names, source)

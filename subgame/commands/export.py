@@ -1,0 +1,70 @@
+"""`subgame export <family> ... --format csv|parquet|netcdf --out FILE`: a family's table of
+stored results (`Family.table`, a pandas DataFrame) written as a file for other tools."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Annotated, Any, Callable
+
+import typer
+
+from subgame.commands.common import JsonOption, command_from, console, emit, options_of
+from subgame.errors import InvalidInput
+from subgame.exact import counted
+
+FORMATS = ("csv", "parquet", "netcdf")
+TARGET = {"file_format": (Annotated[str, typer.Option(
+              "--format", help=f"One of {', '.join(FORMATS)}.")], "csv"),
+          "out": (Annotated[str, typer.Option("--out", help="The file to write.")],
+                  inspect.Parameter.empty),
+          "as_json": (JsonOption, False)}
+
+
+def check_target(out: str, file_format: str) -> None:
+    """Refuse a format or a file name that cannot be written, before reading the store."""
+    if file_format not in FORMATS:
+        raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, got {file_format!r}")
+    if not out.strip() or os.path.isdir(out):
+        raise InvalidInput(f"--out needs a file name, got {out!r}")
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise InvalidInput(f"cannot write {out!r}: the folder {folder!r} does not exist")
+
+
+def write_table(frame: Any, out: str, file_format: str) -> None:
+    """CSV and Parquet without the index; netCDF as a dataset over one dimension ``row``
+    (the netCDF4 format when netCDF4 or h5netcdf is installed, else scipy's netCDF3)."""
+    if file_format == "csv":
+        frame.to_csv(out, index=False)
+    elif file_format == "parquet":
+        try:
+            frame.to_parquet(out, index=False)
+        except ImportError as exc:
+            raise InvalidInput("--format parquet needs pyarrow: pip install "
+                               "'subgame[export]'") from exc
+    else:
+        try:
+            frame.rename_axis("row").to_xarray().to_netcdf(out)
+        except ValueError as exc:  # netCDF3 holds no integer beyond 32 bits
+            raise InvalidInput(f"cannot write this table as netCDF3 ({exc}); pip install "
+                               "'subgame[export]' for the netCDF4 format") from exc
+
+
+def export_command(table: Callable[..., Any]) -> Callable:
+    """The command of a family's ``table``: its options, then --format, --out and --json."""
+    parameters = [*options_of(table), *(
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                          default=default) for name, (annotation, default) in TARGET.items())]
+
+    def export(**values: Any) -> None:
+        file_format, out, as_json = (values.pop(name) for name in TARGET)
+        check_target(out, file_format)
+        frame = table(**values)
+        write_table(frame, out, file_format)
+        emit({"file": out, "format": file_format, "rows": len(frame),
+              "columns": list(frame.columns)}, as_json,
+             lambda r: console.print(f"{r['file']}: {counted(r['rows'], 'row')}",
+                                     soft_wrap=True))
+
+    return command_from(export, parameters, table, f"export_{table.__name__}")

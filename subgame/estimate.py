@@ -1,0 +1,170 @@
+"""How big a run will be, before it writes anything or starts a worker, and whether it fits.
+
+From the plan alone (`subgame.plan.PlanSize`): steps, shards, the store's new data in
+uncompressed bytes (an upper bound: every array is compressed) and its new files. From the
+family (`ComputationConfig.worker_bytes`, each formula beside the solver it describes): the
+peak memory of one worker on the largest shard. From this machine: the free disk and free
+files where a local store goes, and the memory each worker gets. `subgame run --dry-run`
+prints it; a run refuses what does not fit unless --force (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import psutil
+from dask.utils import format_bytes, parse_bytes
+
+from subgame.errors import InvalidInput, SubgameError
+from subgame.family import ComputationConfig
+from subgame.options import RunOptions
+from subgame.plan import PlanSize
+from subgame.storage.location import nearest_existing
+
+# Resident memory of an idle worker process once a shard has imported numpy, numba, zarr
+# and the family (measured with psutil: 0.2-0.25 GiB), added to every family's shard estimate.
+WORKER_BASE_BYTES = 256 * 2**20
+
+
+class DoesNotFit(SubgameError):
+    """The run's estimated store or memory exceeds what is available (--force overrides)."""
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """One computation's estimate against what this machine offers (None: unknown)."""
+
+    computation: str
+    store: str
+    steps: int
+    shards: int
+    max_shards_per_step: int
+    new_bytes: int  # uncompressed upper bound of the data this run adds
+    new_files: int
+    not_estimated: tuple[str, ...]  # stages sized by earlier results
+    worker_peak_bytes: int | None
+    workers: int | None
+    worker_memory_bytes: int | None
+    free_disk_bytes: int | None
+    free_files: int | None
+
+    def unfit(self) -> list[str]:
+        """Why the run would not fit, one phrase per limit it exceeds."""
+        reasons = []
+        if self.free_disk_bytes is not None and self.new_bytes > self.free_disk_bytes:
+            reasons.append(f"its new data (up to {format_bytes(self.new_bytes)} uncompressed) "
+                           f"exceeds the {format_bytes(self.free_disk_bytes)} free at the store")
+        if self.free_files is not None and self.new_files > self.free_files:
+            reasons.append(f"its {self.new_files:,} new files exceed the {self.free_files:,} "
+                           f"the store's file system can still hold")
+        if None not in (self.worker_peak_bytes, self.worker_memory_bytes) and \
+                self.worker_peak_bytes > self.worker_memory_bytes:
+            reasons.append(f"a worker would need about {format_bytes(self.worker_peak_bytes)} "
+                           f"but has {format_bytes(self.worker_memory_bytes)}")
+        return reasons
+
+    def refuse_unfit(self) -> None:
+        reasons = self.unfit()
+        if reasons:
+            raise DoesNotFit(f"{self.computation} will not fit: {'; '.join(reasons)} "
+                             f"(see --dry-run; --force runs it anyway)")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "not_estimated": list(self.not_estimated),
+                "fits": not self.unfit()}
+
+    def lines(self) -> list[str]:
+        def size(value: int | None) -> str:
+            return "unknown" if value is None else format_bytes(value)
+
+        later = (f" (stages {', '.join(self.not_estimated)} are sized by earlier results and "
+                 f"not counted)" if self.not_estimated else "")
+        workers = "unknown" if self.workers is None else f"{self.workers}"
+        verdict = "; ".join(self.unfit()) or "fits"
+        return [f"{self.computation} in {self.store}",
+                f"  steps {self.steps:,}, shards {self.shards:,} (at most "
+                f"{self.max_shards_per_step:,} per step)",
+                f"  new data up to {format_bytes(self.new_bytes)} uncompressed in "
+                f"{self.new_files:,} files{later}; free at the store: "
+                f"{size(self.free_disk_bytes)}",
+                f"  peak memory per worker: {size(self.worker_peak_bytes)}; workers: "
+                f"{workers}, each with {size(self.worker_memory_bytes)}",
+                f"  {verdict}"]
+
+
+def free_space(url: str) -> tuple[int | None, int | None]:
+    """Free bytes and free files (inodes) of the file system a local store goes to; None
+    for an object store (or a file system that does not count inodes)."""
+    folder = nearest_existing(url)
+    if folder is None:
+        return None, None
+    files = os.statvfs(folder).f_favail
+    return shutil.disk_usage(folder).free, files or None
+
+
+def machine_memory() -> int:
+    """The memory this machine's processes may use: physical memory, or a cgroup's limit
+    (a container's) when lower, as Dask counts it."""
+    limit = psutil.virtual_memory().total
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            limit = min(limit, int(Path(path).read_text()))
+        except (OSError, ValueError):  # absent, or "max"
+            pass
+    return limit
+
+
+def worker_memory(options: RunOptions) -> tuple[int | None, int | None]:
+    """How many workers and the memory each may use: the serial executor is this process
+    on this machine; a local cluster's workers get what Dask gives them (the profile's
+    memory_limit, in bytes or as a fraction of the machine, else "auto": the machine's
+    memory x threads per worker / cores). A scheduler's or a batch queue's workers are not
+    asked (None: no check). Dask's own parser is not used: importing distributed would cost
+    every run half a second, and a run of one-shard steps never starts it."""
+    machine = machine_memory()
+    if options.executor == "serial":
+        return 1, machine
+    profile = options.cluster_profile()
+    if profile.kind != "local":
+        return profile.workers, None
+    cores = os.cpu_count() or 1
+    limit = profile.memory_limit or "auto"
+    if limit == "auto":
+        share = machine * min(1, profile.threads_per_worker / cores)
+    else:
+        try:
+            share = float(limit)
+            share = share * machine if share <= 1 else share
+        except ValueError:
+            try:
+                share = parse_bytes(limit)
+            except ValueError:
+                raise InvalidInput(f"cluster profile {profile.name!r}: memory_limit must be "
+                                   f"auto, a size such as 4GiB or a fraction, got {limit!r}"
+                                   ) from None
+    return profile.workers or cores, int(min(share, machine))
+
+
+def estimate_run(url: str, config: ComputationConfig, stored: Mapping[str, Any] | None,
+                 options: RunOptions) -> RunEstimate:
+    """The estimate of running ``config`` (already grown to the stored extent) into ``url``.
+    New data: everything for a new computation, else what the larger extent adds."""
+    size = PlanSize.of(config.plan())
+    if stored is None:
+        before = None
+    elif stored["extent"] == config.extent():
+        before = size  # (a partial run's missing chunks are not counted)
+    else:
+        before = PlanSize.of(replace(config, **stored["extent"]).plan())
+    shard_bytes = config.worker_bytes()
+    free_disk, free_files = free_space(url)
+    workers, memory = worker_memory(options)
+    return RunEstimate(
+        config.group_path(), url, size.steps, size.shards, size.max_shards_per_step,
+        size.bytes - (before.bytes if before else 0), size.files - (before.files if before else 0),
+        size.later_stages, None if shard_bytes is None else WORKER_BASE_BYTES + shard_bytes,
+        workers, memory, free_disk, free_files)

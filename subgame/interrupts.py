@@ -1,0 +1,139 @@
+"""Ctrl-C and SIGTERM during a run: stop within seconds, say so in one line, lose nothing.
+
+A terminal's Ctrl-C signals the whole foreground process group, and a batch scheduler's
+SIGTERM may too: the run's process, Prefect's temporary server and a local cluster's
+workers all receive it at once. So:
+
+- the first signal raises `RunInterrupted` in the run's main thread, which unwinds the run
+  in order (pending shards cancelled, cluster closed, lock released) and exits 130 (SIGINT)
+  or 143 (SIGTERM); because the temporary server died with the same signal, Prefect may
+  then spend minutes retrying to report the crash, so the process exits anyway
+  `GRACE_SECONDS` later;
+- a second signal exits at once;
+- a local cluster's workers ignore SIGINT (`dask_setup`) and write nothing to the
+  terminal (`silent_children`): they stop when the run closes its cluster.
+
+Exiting early loses nothing: a shard's marker is written after its data, so the store's
+markers name exactly the finished work, whatever moment the process ends (the kill tests
+in tests/test_nothing_lost.py), and whatever the run started ends with it
+(`subgame.watchdog`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from subgame import watchdog
+from subgame.exact import counted
+
+GRACE_SECONDS = 4.0
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+RESUME_HINT = "run the same command again to resume"
+
+
+class RunInterrupted(BaseException):
+    """The run was asked to stop. A BaseException, as KeyboardInterrupt is, so that no
+    `except Exception` on the way up mistakes it for a failure to handle."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.exit_status = 128 + signum
+
+
+class _Interruptions:
+    """What the handler needs to know: how far the run got, whether it was already asked."""
+
+    def __init__(self) -> None:
+        self.steps_finished = 0
+        self.signalled: int | None = None
+        self.exiting = threading.Lock()  # held by the thread that ends the process
+
+    def message(self) -> str:
+        return f"interrupted after {counted(self.steps_finished, 'step')}; {RESUME_HINT}"
+
+
+_state = _Interruptions()
+
+
+def step_finished() -> None:
+    """Called by the engine as each step's markers are complete."""
+    _state.steps_finished += 1
+
+
+def exit_now(status: int) -> None:
+    """Print the one line and end the process; the orderly part of the unwinding is done,
+    or has had its time."""
+    if not _state.exiting.acquire(blocking=False):
+        return  # the other thread is already ending the process
+    watchdog.terminate_children()  # before they notice the driver gone and say so
+    if sys.stdout.isatty():
+        sys.stdout.write("\x1b[?25h\n")  # a progress display hides the cursor; give it back
+    sys.stdout.flush()
+    print(_state.message(), file=sys.stderr, flush=True)
+    os._exit(status)
+
+
+def _handle(signum: int, _frame) -> None:
+    if _state.signalled is not None:  # the second Ctrl-C: the user will not wait
+        exit_now(128 + signum)
+    _state.signalled = signum
+    logging.disable(logging.CRITICAL)  # Prefect's "Crash detected!" and retries: noise now
+    timer = threading.Timer(GRACE_SECONDS, exit_now, args=(128 + signum,))
+    timer.daemon = True
+    timer.start()
+    raise RunInterrupted(signum)
+
+
+class _SignalCrashes(logging.Filter):
+    """Inside a flow run Prefect turns SIGTERM into a crash it logs before re-sending the
+    signal to this module's handler: for a run told to stop, that line is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "aborted by a termination signal" not in record.getMessage()
+
+
+def install() -> None:
+    """Handle SIGINT and SIGTERM as above, for the rest of this process (the CLI's run)."""
+    for sig in SIGNALS:
+        signal.signal(sig, _handle)
+    logging.getLogger("prefect.flow_runs").addFilter(_SignalCrashes())
+    # multiprocessing's resource tracker (a child) frees the semaphores of a local cluster
+    # that an interrupt stopped halfway through its start, and warns that it did.
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, (
+        os.environ.get("PYTHONWARNINGS"),
+        "ignore::UserWarning:multiprocessing.resource_tracker")))
+
+
+def signalled() -> RunInterrupted | None:
+    """The interruption under way, if any: whatever a library raises while the run unwinds
+    (a server that died with the same Ctrl-C) is that interruption, not a failure."""
+    return None if _state.signalled is None else RunInterrupted(_state.signalled)
+
+
+def dask_setup(worker) -> None:
+    """Dask's preload hook (`preload=["subgame.interrupts"]`): a local worker ignores the
+    Ctrl-C sent to the whole process group, and stops when the run closes its cluster."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def silent_children() -> Iterator[None]:
+    """Processes started inside this block write their stderr to /dev/null: a Ctrl-C that
+    reaches a local worker while it is still importing (before `dask_setup`) would print a
+    KeyboardInterrupt traceback. Nothing is lost: a shard's error reaches the run through
+    its future, and the workers' log lines are silenced anyway."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)

@@ -1,0 +1,132 @@
+"""Ctrl-C and SIGTERM as a terminal and a batch scheduler send them: to the run's whole
+process group (its temporary Prefect server and local workers included), at every point of
+a run. Each stops within seconds with one line and exit 130 (143 for SIGTERM), leaves no
+process behind, and the same command then resumes to the store an uninterrupted run
+writes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+from tests.ops_helpers import finish, progress, subgame, subprocess_env, wait_for
+from subgame import interrupts
+from tests.toy_family.plan import expected
+
+GROUP = "toy/S4-M7"
+LEVELS = 8
+# Within "a few seconds": the orderly unwinding, or the grace period after which the run
+# stops waiting for a Prefect server that the same signal stopped, plus start-up slack.
+PROMPT = interrupts.GRACE_SECONDS + 4
+
+
+def toy_run(store: str, env: dict[str, str]) -> subprocess.Popen:
+    """A run whose steps last 0.6 s each (4 shards of 0.3 s on 2 workers), in a process
+    group of its own, as a shell starts a foreground job."""
+    return subgame("run", "toy", "--levels", str(LEVELS), "--shards", "4", "--delay", "0.3",
+                   "--workers", "2", "--store", store, env=env, start_new_session=True)
+
+
+def group_commands(pgid: int) -> list[str]:
+    """Command lines of the live (not zombie) processes of a process group."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                found.append(Path(f"/proc/{entry}/cmdline").read_bytes().decode())
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def interrupt(run: subprocess.Popen, sig: int = signal.SIGINT) -> tuple[int, str, float]:
+    """Signal the run's process group; its exit status, stderr and seconds to exit."""
+    sent = time.monotonic()
+    os.killpg(run.pid, sig)
+    status, _, err = finish(run, timeout=60)
+    return status, err, time.monotonic() - sent
+
+
+def assert_clean_stop(status: int, err: str, seconds: float, sig: int = signal.SIGINT,
+                      pgid: int | None = None) -> None:
+    assert status == 128 + sig, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("interrupted after ") and \
+        lines[0].endswith(interrupts.RESUME_HINT), err
+    assert seconds < PROMPT, f"took {seconds:.1f} s to stop"
+    if pgid is not None:  # the server and workers went with it (the watchdog's grace: 5 s)
+        wait_for(lambda: not group_commands(pgid), timeout=15, every=0.1)
+
+
+def resumes_to_the_uninterrupted_result(store: str, env: dict[str, str]) -> None:
+    status, _, err = finish(toy_run(store, env), timeout=300)
+    assert status == 0, err
+    group = zarr.open_group(store, mode="r")[GROUP]
+    assert group.attrs["complete"]
+    np.testing.assert_array_equal(group["values"][:], expected(LEVELS, 4))
+
+
+def test_ctrl_c_while_the_temporary_prefect_server_starts(tmp_path):
+    env = subprocess_env(tmp_path)
+    env.pop("PREFECT_API_URL")  # the run starts its own temporary server
+    store = str(tmp_path / "s.zarr")
+    run = toy_run(store, env)
+    wait_for(lambda: any("uvicorn" in c or "prefect" in c and "server" in c
+                         for c in group_commands(run.pid)) or run.poll() is not None,
+             timeout=120, every=0.01)
+    assert run.poll() is None
+    assert_clean_stop(*interrupt(run), pgid=run.pid)
+    assert not Path(store).exists()  # the flow had not started: nothing written
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_while_the_local_cluster_starts(tmp_path, sig):
+    env, store = subprocess_env(tmp_path), str(tmp_path / "s.zarr")
+    run = toy_run(store, env)
+    wait_for(lambda: any("spawn_main" in c for c in group_commands(run.pid))
+             or run.poll() is not None, timeout=120, every=0.01)
+    assert run.poll() is None
+    assert_clean_stop(*interrupt(run, sig), sig=sig, pgid=run.pid)
+    resumes_to_the_uninterrupted_result(store, env)
+
+
+def test_ctrl_c_inside_a_level_and_between_levels(tmp_path):
+    env, store = subprocess_env(tmp_path), str(tmp_path / "s.zarr")
+    run = toy_run(store, env)
+
+    def inside_a_level() -> bool:  # a step with some, not all, of its shards marked
+        state = progress(store, GROUP)
+        return run.poll() is not None or len(state.finished) >= 2 and any(
+            0 < pending < 4 for pending in state.pending.values())
+
+    wait_for(inside_a_level, timeout=180, every=0.005)
+    assert run.poll() is None
+    assert_clean_stop(*interrupt(run), pgid=run.pid)
+    stopped_at = progress(store, GROUP)
+
+    run = toy_run(store, env)  # resumes, and is stopped again just after a step finishes
+    wait_for(lambda: len(progress(store, GROUP).finished) > len(stopped_at.finished) + 1
+             or run.poll() is not None, timeout=180, every=0.002)
+    assert run.poll() is None
+    assert_clean_stop(*interrupt(run), pgid=run.pid)
+    resumes_to_the_uninterrupted_result(store, env)
+
+
+def test_a_second_ctrl_c_stops_at_once(tmp_path):
+    env, store = subprocess_env(tmp_path), str(tmp_path / "s.zarr")
+    run = toy_run(store, env)
+    wait_for(lambda: len(progress(store, GROUP).finished) >= 1 or run.poll() is not None,
+             timeout=180)
+    os.killpg(run.pid, signal.SIGINT)
+    time.sleep(0.05)
+    status, err, seconds = interrupt(run)
+    assert status == 130 and seconds < 2, (status, seconds, err)
+    assert err.strip().splitlines()[-1].startswith("interrupted after ")
