@@ -148,8 +148,10 @@ class ClusterProfile:
         try:
             if cluster is not None and self.kind != "local":
                 cluster.scale(self.workers or 1)
+            # Not the process's default client: an embedder's own dask computations (xarray
+            # reading the store afterwards) keep their scheduler when the run ends.
             client = Client(cluster if cluster is not None else self.address,
-                            timeout=self.connect_timeout)
+                            timeout=self.connect_timeout, set_as_default=False)
         except (OSError, TimeoutError) as exc:
             if cluster is not None:
                 cluster.close()

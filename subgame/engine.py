@@ -13,13 +13,12 @@ from __future__ import annotations
 import time
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from subgame import interrupts
-from subgame.estimate import RunEstimate, estimate_run
 from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
@@ -28,6 +27,9 @@ from subgame.storage.integrity import repair_damage
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
 from subgame.tasks.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
+
+if TYPE_CHECKING:
+    from subgame.estimate import RunEstimate
 
 
 @dataclass
@@ -98,6 +100,10 @@ def refuse_early(config: ComputationConfig, options: RunOptions
         options.cluster_profile().probe()
     grown = config if stored is None else config.covering(stored["extent"])
     if not (options.force or options.dry_run or finished(grown, stored, options)):
+        # Imported here: its byte units are dask's, 0.2 s of imports that a run finding
+        # everything stored does not pay.
+        from subgame.estimate import estimate_run
+
         estimate_run(url, grown, stored, options).refuse_unfit()
     return url, grown, stored
 
@@ -109,9 +115,11 @@ def finished(grown: ComputationConfig, stored: Mapping[str, Any] | None,
         grown.extent() == stored["extent"]  # a larger extent: there is new work
 
 
-def dry_run(config: ComputationConfig, options: RunOptions) -> RunEstimate:
+def dry_run(config: ComputationConfig, options: RunOptions) -> "RunEstimate":
     """What a run would compute and need, refused as every run is; writes nothing and
     starts nothing."""
+    from subgame.estimate import estimate_run
+
     return estimate_run(*refuse_early(config, options), options)
 
 

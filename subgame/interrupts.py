@@ -10,8 +10,9 @@ workers all receive it at once. So:
   then spend minutes retrying to report the crash, so the process exits anyway
   `GRACE_SECONDS` later;
 - a second signal exits at once;
-- a local cluster's workers ignore SIGINT (`dask_setup`) and write nothing to the
-  terminal (`silent_children`): they stop when the run closes its cluster.
+- a local cluster's workers ignore SIGINT (`dask_setup`): they stop when the run closes
+  its cluster; they and Prefect's temporary server write nothing to the terminal
+  (`silent_children`), so a Ctrl-C while they start prints no traceback or "Aborted!".
 
 Exiting early loses nothing: a shard's marker is written after its data, so the store's
 markers name exactly the finished work, whatever moment the process ends (the kill tests
@@ -124,10 +125,12 @@ def dask_setup(worker) -> None:
 
 @contextmanager
 def silent_children() -> Iterator[None]:
-    """Processes started inside this block write their stderr to /dev/null: a Ctrl-C that
-    reaches a local worker while it is still importing (before `dask_setup`) would print a
-    KeyboardInterrupt traceback. Nothing is lost: a shard's error reaches the run through
-    its future, and the workers' log lines are silenced anyway."""
+    """Processes started inside this block (a local cluster's workers, Prefect's temporary
+    server) write their stderr to /dev/null: a Ctrl-C that reaches a worker still importing
+    (before `dask_setup`) would print a KeyboardInterrupt traceback, and the server's
+    command line "Aborted!". Nothing is lost: a shard's error reaches the run through its
+    future, the workers' log lines are silenced anyway, and a server that fails to start
+    fails the run."""
     sys.stderr.flush()
     saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)

@@ -12,7 +12,6 @@ import shutil
 import warnings
 from fractions import Fraction
 
-import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -73,9 +72,7 @@ def readme_section_code() -> str:
 def test_readme_examples_read_what_the_queries_answer(store, monkeypatch):
     monkeypatch.chdir(os.path.dirname(store))  # the examples name ./subgame.zarr
     found: dict = {}
-    # As in a fresh Python session: dask's default scheduler, whatever Dask client an
-    # earlier test of this session left as the default.
-    with warnings.catch_warnings(), dask.config.set(scheduler="threads"):
+    with warnings.catch_warnings():
         warnings.filterwarnings("error", message=STALE_WARNING)  # consolidated metadata
         exec(compile(readme_section_code(), "README.md", "exec"), found)
 

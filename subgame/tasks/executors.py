@@ -76,7 +76,7 @@ class DaskExecutor:
                                               **where))
         results = []
         try:
-            for future in as_completed(futures):
+            for future in as_completed(futures, loop=self.client.loop):
                 results.append(future.result())
                 on_done(results[-1])
         finally:
