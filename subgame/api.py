@@ -1,9 +1,9 @@
 """The Python API: what `subgame query` and `subgame export` give, as Python objects.
 
-    >>> import subgame
-    >>> subgame.query("guess-who", store="subgame.zarr", n=3, m=2, rules="official")
-    {'n': 3, 'm': 2, 'rules': 'official', 'a': 4, 'p': '2/3', ...}
+    subgame.query(FAMILY, store=None, **options) -> dict
+    subgame.table(FAMILY, store=None, **options) -> pandas.DataFrame
 
+(the README's "Reading results" has examples for each family, and a test runs them).
 Options are the CLI's, as keywords (``--first-move`` is ``first_move=True``); each family's
 query function is the one its CLI command calls (`Family.answer`), so the dict is the one
 ``--json`` prints. Nothing here starts Prefect or Dask.

@@ -189,7 +189,7 @@ def build_app(only: str | None = None) -> typer.Typer:
 
 
 def named_family(argv: list[str]) -> str | None:
-    """The built-in family a command line names (`run gops ...`, `gops play ...`): the only
+    """The built-in family a command line names (`run FAMILY ...`, `FAMILY TOOL ...`): the only
     one whose modules (and their numba kernels) need importing, which keeps a rerun that
     finds everything stored well under a second."""
     if argv[:1] and argv[0] in families.REGISTRY:
