@@ -1,14 +1,17 @@
 """GOPS kernel benchmark; every ratio compares two measurements of this run.
 
-1. The compiled matrix-game solver against scipy's linprog(method="highs") on real level-7
-   GOPS matrices (7 x 7) of the 10-card game.
-2. Whole serial in-process solves (kernel called level by level, one shard per level, with
-   strategies, everything in memory): wall time, peak memory, per-level time, states/s and
-   matrix games/s; then the same levels cut into shards on a pool of threads (the kernel
+1. Whole serial in-process solves (kernel called level by level, one shard per level, with
+   strategies, everything in memory): per level the time, states/s and matrix games/s of
+   this kernel, beside the previous release's kernel on the same level (imported from the
+   git revision ``--previous``, default the last commit before the 0.3 kernel) and scipy's
+   linprog(method="highs") on ``--highs-games`` of the level's games (per game, against
+   this kernel on the same games); the largest value difference to each; then wall time
+   and peak memory, and the same levels cut into shards on a pool of threads (the kernel
    releases the GIL).
-3. What N = 13, 14, 16 need, from the per-game cost measured per level size j.
+2. What N = 13, 14, 16 need, from the per-game cost measured per level size j.
 
     python bench/gops.py [--sizes 8 9 10 11] [--threads 2] [--highs-games 300]
+                         [--previous REV | --previous none]
 
 ``--cost-model N`` instead prints the cost model of N's levels (values only, as `--strategies
 none`): per level the matrix games, their size, pivots, the flops of the tableau and of the
@@ -20,11 +23,18 @@ measured in the same run (docs/gops.md, "Cost model").
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
+from io import BytesIO
 from math import comb
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -34,6 +44,8 @@ from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ran
                                 solve_matrix_games, solve_shard)
 from subgame.families.gops.game.patterns import pattern_count
 
+PREVIOUS_RELEASE = "672022d"  # the last commit with the 0.2 kernel (tableau re-solved always)
+KERNEL = "subgame/families/gops/game"
 SHARDS_PER_THREAD = 4  # per level in the threaded runs, for load balance
 MIN_SHARD_STATES = 20_000  # about 100 ms of work: smaller levels stay whole
 
@@ -48,30 +60,36 @@ def highs_value(payoff: np.ndarray) -> float:
     return -res.fun
 
 
-def solver_against_highs(highs_games: int) -> None:
-    print("== matrix games: compiled simplex vs scipy linprog(HiGHS), level 7 of N = 10 ==")
-    for layout, result in solve_levels(10):
-        if layout.j == 6:
-            break
-    prev, layout = result.values, level_layout(10, 7)
-    games = np.concatenate([np.delete(payoff_matrices(layout, prev, p_rank, k), layout.symmetric, 0)
-                            for p_rank in range(0, layout.n_p, 12) for k in range(7)])
-    solve_matrix_games(games[:10])  # compiled already (cache); warm the caches
-    start = time.perf_counter()
-    _, _, _, gaps, pivots = solve_matrix_games(games)
-    ours = (time.perf_counter() - start) / len(games)
-    sample = games[::len(games) // highs_games][:highs_games]  # spread over decks, upcards
-    ours_sample = min(timed(solve_matrix_games, sample) for _ in range(5)) / len(sample)
-    start = time.perf_counter()
-    reference = np.array([highs_value(g) for g in sample])
-    highs = (time.perf_counter() - start) / len(sample)
-    print(f"  all {len(games)} games: {ours * 1e6:.2f} us/game, mean {pivots.mean():.2f} "
-          f"pivots, {(pivots == 0).mean():.1%} saddle points, max certified gap "
-          f"{gaps.max():.1e}")
-    print(f"  {len(sample)} of them, evenly spaced: HiGHS {highs * 1e6:.0f} us/game, compiled "
-          f"{ours_sample * 1e6:.2f} us/game (best of 5); max |value difference| "
-          f"{np.abs(solve_matrix_games(sample)[0] - reference).max():.1e}")
-    print(f"  ratio HiGHS / compiled on the same games: {highs / ours_sample:.0f}x")
+def previous_kernel(revision: str):
+    """The GOPS kernel package as it was at a git revision of this repository, imported
+    under its own name from a temporary copy (it imports nothing outside the package)."""
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", revision, KERNEL],
+                             capture_output=True, check=True).stdout
+    target = Path(tempfile.mkdtemp(prefix="gops-kernel-"))
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    name = f"gops_kernel_{revision}"
+    spec = importlib.util.spec_from_file_location(name, target / KERNEL / "__init__.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    for _ in module.solve_levels(4, True):  # compile it before anything is timed
+        pass
+    return module
+
+
+def sample_games(layout, prev: np.ndarray, count: int | None = None, picks: int = 64
+                 ) -> np.ndarray:
+    """The level's matrix games of ``picks`` (P, k) spread over the level; ``count`` of
+    them, evenly spaced, if given."""
+    spread = np.linspace(0, layout.n_p * layout.j - 1, min(picks, layout.n_p * layout.j))
+    games = np.concatenate([np.delete(payoff_matrices(layout, prev, pick // layout.j,
+                                                      pick % layout.j), layout.symmetric, 0)
+                            for pick in spread.astype(int)])
+    if count is None:
+        return games
+    return games[np.linspace(0, len(games) - 1, min(count, len(games))).astype(int)]
 
 
 def timed(function, *args, clock=time.perf_counter) -> float:
@@ -85,38 +103,55 @@ def level_bytes(states: int, j: int) -> int:
     return states * (8 + 8 * j + 2 * 4 * j * j)
 
 
-def serial_solve(n_cards: int, rates: dict[int, list[float]]) -> float:
-    print(f"== N = {n_cards}: serial in-process solve with strategies ==")
+def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_games: int
+                 ) -> float:
+    print(f"== N = {n_cards}: serial in-process solve with strategies; previous release's "
+          f"kernel and HiGHS on the same level ==")
+    print("  j | states | games | s | games/s | pivots/LP | gap | previous s | previous/this "
+          "| max |value - previous| | HiGHS us/game | this us/game (same games) | HiGHS/this "
+          "| max |value - HiGHS|")
     tracemalloc.start()
     prev = np.zeros((1, 1))
-    total = time.perf_counter()
+    total = 0.0
     states = games = 0
     for j in range(n_cards + 1):
-        start = time.perf_counter()
         layout = level_layout(n_cards, j)
-        built = time.perf_counter()
+        start = time.perf_counter()
         result = solve_shard(layout, prev, 0, layout.n_p, with_strategies=True)
-        done = time.perf_counter()
-        prev = result.values
+        seconds = time.perf_counter() - start
+        total += seconds
         states += layout.n_states
         games += result.games
-        seconds = done - built
         if result.games >= 100_000:
             rates.setdefault(j, []).append(seconds / result.games)
-        print(f"  j={j:2d} {layout.n_states:9d} states {result.games:9d} games "
-              f"layout {built - start:6.3f} s solve {seconds:7.3f} s  "
-              f"{layout.n_states / max(seconds, 1e-9):9.3g} states/s "
-              f"{result.games / max(seconds, 1e-9):9.3g} games/s  "
-              f"{result.pivots / max(result.games - result.saddles, 1):5.2f} pivots/LP  "
-              f"gap {result.max_gap:.0e}")
-    wall = time.perf_counter() - total
+        row = (f"  {j} | {layout.n_states} | {result.games} | {seconds:.3f} | "
+               f"{result.games / max(seconds, 1e-9):.3g} | "
+               f"{result.pivots / max(result.games - result.saddles, 1):.2f} | "
+               f"{result.max_gap:.0e}")
+        if previous is not None:
+            old_layout = previous.level_layout(n_cards, j)
+            start = time.perf_counter()
+            old = previous.solve_shard(old_layout, prev, 0, layout.n_p, with_strategies=True)
+            old_seconds = time.perf_counter() - start
+            row += (f" | {old_seconds:.3f} | {old_seconds / max(seconds, 1e-9):.2f} | "
+                    f"{np.abs(old.values - result.values).max():.1e}")
+        sample = sample_games(layout, prev, highs_games) if result.games else []
+        if len(sample) and highs_games:
+            start = time.perf_counter()
+            reference = np.array([highs_value(g) for g in sample])
+            highs = (time.perf_counter() - start) / len(sample)
+            ours = min(timed(solve_matrix_games, sample) for _ in range(5)) / len(sample)
+            row += (f" | {highs * 1e6:.0f} | {ours * 1e6:.3f} | {highs / ours:.0f} | "
+                    f"{np.abs(solve_matrix_games(sample)[0] - reference).max():.1e}")
+        print(row, flush=True)
+        prev = result.values
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(f"  total {wall:.2f} s, {states} states ({states / wall:.3g}/s), {games} games "
-          f"({games / wall:.3g}/s); peak traced memory {peak / 2**20:.0f} MiB, "
+    print(f"  this kernel: {total:.2f} s, {states} states ({states / total:.3g}/s), {games} "
+          f"games ({games / total:.3g}/s); peak traced memory {peak / 2**20:.0f} MiB, "
           f"process max RSS so far {rss:.2f} GiB")
-    return wall
+    return total
 
 
 def threaded_solve(n_cards: int, threads: int) -> tuple[float, float]:
@@ -208,10 +243,7 @@ def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
     saddle check included) on the level's own games, those of ``samples`` (P, k) spread
     over the level; the kernel's time per game minus this is the payoff assembly and the
     loop around the solver."""
-    picks = np.linspace(0, layout.n_p * layout.j - 1, min(samples, layout.n_p * layout.j))
-    games = np.concatenate([np.delete(payoff_matrices(layout, prev, pick // layout.j,
-                                                      pick % layout.j), layout.symmetric, 0)
-                            for pick in picks.astype(int)])
+    games = sample_games(layout, prev, picks=samples)
     solve_matrix_games(games[:1])
     return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
 
@@ -221,10 +253,10 @@ def cost_model(n_cards: int) -> None:
 
     A game of level j is j x j.  Its payoff costs 2 j^2 flops (duel * prize + sign * child)
     and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
-    saddle check reads it twice.  A game that is not a saddle point also pays the tableau
+    saddle check reads it once.  A game that is not a saddle point also pays the tableau
     (2 (j+1)^2 flops per pivot: one multiply-add per cell), the scaled slack tableau
-    (2 j^2), the basis re-solve (LU of at most j x j, 2/3 j^3, and four triangular solves,
-    4 j^2) and the certificate (x^T X and X y, 4 j^2).  Bytes: level j-1 read once and the
+    (2 j^2) and the certificate (x^T X and X y, 4 j^2); the basis re-solve runs on 3e-5 of
+    the games and is not counted.  Bytes: level j-1 read once and the
     level's values and f_k written once.  Bound = max(flops / rate, bytes / bandwidth):
     with the scalar rate (rows of 5-12 entries leave little to vectorise) and the SIMD rate.
     Times are CPU seconds of this process; the rates are the best measured before and after
@@ -259,7 +291,7 @@ def cost_model(n_cards: int) -> None:
         j = layout.j
         lps = result.games - result.saddles
         tableau = result.pivots * 2 * (j + 1) ** 2
-        other = result.games * 2 * j * j + lps * (2 * j * j + 2 * j ** 3 / 3 + 8 * j * j)
+        other = result.games * 2 * j * j + lps * (2 * j * j + 4 * j * j)
         gathered = result.games * j * j * 8
         streamed = prev_bytes + result.values.nbytes + result.upcard_values.nbytes
         bounds = [max((tableau + other) / rates[rate], streamed / rates["bandwidth"])
@@ -277,7 +309,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[8, 9, 10, 11])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--highs-games", type=int, default=300)
+    parser.add_argument("--highs-games", type=int, default=300,
+                        help="HiGHS games per level (0: none)")
+    parser.add_argument("--previous", default=PREVIOUS_RELEASE, metavar="REV",
+                        help="git revision of the kernel to compare with ('none': skip)")
     parser.add_argument("--cost-model", type=int, metavar="N",
                         help="Only the cost model of N's levels (see the module text).")
     args = parser.parse_args()
@@ -286,10 +321,10 @@ def main() -> None:
     if args.cost_model:
         cost_model(args.cost_model)
         return
-    solver_against_highs(args.highs_games)
+    previous = None if args.previous == "none" else previous_kernel(args.previous)
     rates: dict[int, list[float]] = {}
     for n_cards in args.sizes:
-        serial = serial_solve(n_cards, rates)
+        serial = serial_solve(n_cards, rates, previous, args.highs_games)
         threaded, cpu = threaded_solve(n_cards, args.threads)
         print(f"  same solve on {args.threads} threads, {SHARDS_PER_THREAD} shards per thread "
               f"and level: {threaded:.2f} s, speed-up {serial / threaded:.2f}x "

@@ -18,7 +18,21 @@ from typing import Callable, Iterator
 import numpy as np
 import zarr
 
+from subgame.flows.run import run_flow
+from subgame.options import RunOptions
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_gops(store: str, cards: int, **options) -> dict:
+    """One `run gops` in this process: options that RunOptions knows go to the run, the
+    rest (strategies, shard_states, objective, ...) to the family; the flow gives one
+    report per computation, here exactly one."""
+    run_fields = RunOptions.__dataclass_fields__
+    family = {key: value for key, value in options.items() if key not in run_fields}
+    run = {key: value for key, value in options.items() if key in run_fields}
+    (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **run))
+    return report
 
 
 def free_port() -> int:

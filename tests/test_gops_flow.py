@@ -17,31 +17,21 @@ from subgame.families.gops.game.patterns import stored_pattern_count
 from subgame.families.gops.plan import GopsConfig, solve_gops_shard
 from subgame.families.gops.play import play_game
 from subgame.families.gops.read import first_move, query_state
-from subgame.flows.run import run_flow
-from subgame.options import RunOptions
 from subgame.plan import PlanSize, ShardTask
 from subgame.storage import ComputationStore
 from tests import gops_reference as ref
 from subgame.storage.integrity import scan
-from tests.ops_helpers import corrupt_chunk
+from tests.ops_helpers import corrupt_chunk, run_gops
 from tests.store_compare import assert_stores_equal, tree_snapshot
 
 N = 4
 app = build_app()
 
 
-def gops(store: str, cards: int, **options) -> dict:
-    """One `run gops`: the flow gives one report per computation, here exactly one."""
-    family = {key: options.pop(key) for key in ("strategies", "shard_states", "upcard_values")
-              if key in options}
-    (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **options))
-    return report
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, dask_scheduler):
     path = str(tmp_path_factory.mktemp("gops") / "store.zarr")
-    report = gops(path, N, shard_states=20, scheduler=dask_scheduler)
+    report = run_gops(path, N, shard_states=20, scheduler=dask_scheduler)
     assert report["steps_computed"] == [f"j={j}" for j in range(1, N + 1)]
     return path
 
@@ -77,8 +67,8 @@ def test_first_move_rows_are_distributions(store):
 
 def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
     whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
-    gops(whole, 6, shard_states=40, executor="serial")
-    gops(resumed, 6, shard_states=40, executor="serial", max_steps=2)
+    run_gops(whole, 6, shard_states=40, executor="serial")
+    run_gops(resumed, 6, shard_states=40, executor="serial", max_steps=2)
     config = GopsConfig(cards=6, strategies="all", shard_states=40)
     (stage,) = config.plan().stages
     level = stage.steps[2]
@@ -86,7 +76,7 @@ def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
     # A run killed inside level j=3 after one shard was written and marked.
     solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, 1))
     ComputationStore.open(resumed, config.group_path(), writable=True).mark_done(level.index, 1)
-    report = gops(resumed, 6, shard_states=40, executor="serial")
+    report = run_gops(resumed, 6, shard_states=40, executor="serial")
     later = sum(stage.steps[i].shards for i in range(3, 6))
     assert report["shards_computed"] == level.shards - 1 + later
     assert report["steps_computed"] == ["j=3", "j=4", "j=5", "j=6"]
@@ -95,7 +85,7 @@ def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
 
 def test_strategies_top_k_bounds_the_disk(tmp_path):
     path = str(tmp_path / "s.zarr")
-    gops(path, 5, strategies="top:2", executor="serial")
+    run_gops(path, 5, strategies="top:2", executor="serial")
     group = zarr.open_group(path, mode="r")["gops/N5"]
     assert [f"j{j}/strategies" in group for j in range(1, 6)] == [False] * 3 + [True] * 2
     assert query_state(path, 5, [1, 2], [3, 4], [1, 5])["bids"] is None
@@ -107,8 +97,8 @@ def test_strategies_top_k_bounds_the_disk(tmp_path):
 
 def test_upcard_values_top_k_stores_the_same_values_and_only_the_top_f_k(tmp_path):
     lean, full = str(tmp_path / "lean.zarr"), str(tmp_path / "full.zarr")
-    gops(lean, 5, upcard_values="top:2", shard_states=30, executor="serial")
-    gops(full, 5, strategies="none", shard_states=30, executor="serial")
+    run_gops(lean, 5, upcard_values="top:2", shard_states=30, executor="serial")
+    run_gops(full, 5, strategies="none", shard_states=30, executor="serial")
     lean_group, full_group = (zarr.open_group(path, mode="r")["gops/N5"]
                               for path in (lean, full))
     assert [f"j{j}/upcard_values" in lean_group for j in range(1, 6)] == [False] * 3 + [True] * 2
@@ -188,10 +178,10 @@ def test_query_cli_json(store):
 def test_corrupted_chunk_is_found_and_only_its_shard_recomputed(tmp_path):
     whole, damaged = str(tmp_path / "whole.zarr"), str(tmp_path / "damaged.zarr")
     for path in (whole, damaged):
-        gops(path, 6, shard_states=40, executor="serial")
+        run_gops(path, 6, shard_states=40, executor="serial")
     corrupt_chunk(damaged, "gops/N6", "j3/upcard_values", (2, 0, 0))
     (found,) = scan(damaged, "gops/N6")
     assert (found.array, found.step, found.shard) == ("j3/upcard_values", 2, 2)
-    report = gops(damaged, 6, shard_states=40, executor="serial", repair=True)
+    report = run_gops(damaged, 6, shard_states=40, executor="serial", repair=True)
     assert report["shards_computed"] == 1 and report["steps_computed"] == ["j=3"]
     assert_stores_equal(whole, damaged)

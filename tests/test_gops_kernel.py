@@ -147,8 +147,9 @@ def test_solver_against_highs_on_random_games():
 
 def test_solver_on_a_tiny_pivot_gops_game():
     """From level 6 of the 10-card game: entries 1.3e-8 apart force a pivot on a tiny
-    element.  Strategies read off the tableau guaranteed the value only to 2e-7; solved
-    afresh from the final basis they are exact to rounding."""
+    element.  Strategies read off the tableau guarantee the value only to 2e-7, so this
+    game takes the solver's other path: solved afresh from the final basis they are exact
+    to rounding (a gap of 2e-7 here would mean that path is broken)."""
     payoff = np.array([
         [15.457024484192562, 15.457024497231618, 15.457024497231618, 15.457024497231618,
          17.01421308164646, 22.3442838370565],

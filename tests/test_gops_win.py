@@ -21,30 +21,21 @@ from subgame.families.gops.game import (answer, level_layout, locate, saturated_
                                         solve_levels)
 from subgame.families.gops.plan import GopsConfig, solve_gops_shard
 from subgame.families.gops.read import query_state
-from subgame.flows.run import run_flow
-from subgame.options import RunOptions
 from subgame.plan import ShardTask
 from subgame.storage import ComputationStore
 from subgame.storage.integrity import scan
 from tests import gops_reference as ref
-from tests.ops_helpers import corrupt_chunk
+from tests.ops_helpers import corrupt_chunk, run_gops
 from tests.store_compare import assert_stores_equal
 
 N = 4
 app = build_app()
 
 
-def gops(store: str, cards: int, **options) -> dict:
-    family = {key: options.pop(key) for key in ("strategies", "shard_states", "objective")
-              if key in options}
-    (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **options))
-    return report
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory, dask_scheduler):
     path = str(tmp_path_factory.mktemp("gops_win") / "store.zarr")
-    report = gops(path, N, objective="win", shard_states=60, scheduler=dask_scheduler)
+    report = run_gops(path, N, objective="win", shard_states=60, scheduler=dask_scheduler)
     assert report["steps_computed"] == [f"j={j}" for j in range(1, N + 1)]
     return path
 
@@ -190,8 +181,8 @@ def test_kernel_level_n5_against_reference_on_a_sample():
 
 def test_resume_after_a_kill_under_win(tmp_path):
     whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
-    gops(whole, 5, objective="win", shard_states=300, executor="serial")
-    gops(resumed, 5, objective="win", shard_states=300, executor="serial", max_steps=2)
+    run_gops(whole, 5, objective="win", shard_states=300, executor="serial")
+    run_gops(resumed, 5, objective="win", shard_states=300, executor="serial", max_steps=2)
     config = GopsConfig(cards=5, strategies="all", shard_states=300, objective="win")
     (stage,) = config.plan().stages
     level = stage.steps[2]
@@ -199,7 +190,7 @@ def test_resume_after_a_kill_under_win(tmp_path):
     # A run killed inside level j=3 after one shard was written and marked.
     solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, 1))
     ComputationStore.open(resumed, config.group_path(), writable=True).mark_done(level.index, 1)
-    report = gops(resumed, 5, objective="win", shard_states=300, executor="serial")
+    report = run_gops(resumed, 5, objective="win", shard_states=300, executor="serial")
     later = sum(stage.steps[i].shards for i in range(3, 5))
     assert report["shards_computed"] == level.shards - 1 + later
     assert report["steps_computed"] == ["j=3", "j=4", "j=5"]
@@ -258,10 +249,10 @@ def test_query_cli_json_under_win(store):
 def test_a_corrupted_win_chunk_is_found_and_only_its_shard_recomputed(tmp_path):
     whole, damaged = str(tmp_path / "whole.zarr"), str(tmp_path / "damaged.zarr")
     for path in (whole, damaged):
-        gops(path, 5, objective="win", shard_states=300, executor="serial")
+        run_gops(path, 5, objective="win", shard_states=300, executor="serial")
     corrupt_chunk(damaged, "gops/N5-win", "j3/strategies_two", (1, 0, 0, 0, 0))
     (found,) = scan(damaged, "gops/N5-win")
     assert (found.array, found.step, found.shard) == ("j3/strategies_two", 2, 1)
-    report = gops(damaged, 5, objective="win", shard_states=300, executor="serial", repair=True)
+    report = run_gops(damaged, 5, objective="win", shard_states=300, executor="serial", repair=True)
     assert report["shards_computed"] == 1 and report["steps_computed"] == ["j=3"]
     assert_stores_equal(whole, damaged)

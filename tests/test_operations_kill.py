@@ -25,12 +25,20 @@ ARGS = ("run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--json")
 # creating the computation; inside a level (one rule set's shard marked, the other not);
 # between early levels; in the last level.
 KILL_POINTS = {
-    "preparing": lambda store: Path(store, GROUP, ".lock").exists(),
+    "preparing": lambda store: lock_recorded(Path(store, GROUP, ".lock")),
     "inside a level": lambda store: any(level >= 1 and left == 1 for level, left
                                         in progress(store, GROUP).pending.items()),
     "after three levels": lambda store: len(progress(store, GROUP).finished) >= 3,
     "in the last level": lambda store: progress(store, GROUP).pending.get(BANDS - 1, 2) < RULES,
 }
+
+
+def lock_recorded(lock: Path) -> bool:
+    """The run holds the lock and has written who it is (the file is created empty first)."""
+    try:
+        return lock.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="module")

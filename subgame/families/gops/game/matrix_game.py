@@ -8,14 +8,19 @@ whose entries lie in [1, 2], and the column player's problem is the linear progr
 
 with optimum 1 / val(B): y = w / sum(w) is an optimal column strategy and the duals u of
 the m constraints give the row strategy x = u / sum(u).  It is solved by the simplex method
-on the condensed (Tucker) tableau, starting from the slack basis.  GOPS matrices are highly
-degenerate, so Dantzig's entering rule gives way to Bland's smallest-index rule (which
-cannot cycle) after a run of degenerate pivots.  The simplex method only chooses the optimal
-basis: w and u are then solved afresh from X restricted to it.
+on the condensed (Tucker) tableau, starting from the slack basis; the first column to enter
+is the column player's best pure strategy (the smallest column maximum, which the saddle
+check has found), which saves about one pivot in nine on GOPS games.  GOPS matrices are
+highly degenerate, so Dantzig's entering rule gives way to Bland's smallest-index rule
+(which cannot cycle) after a run of degenerate pivots.  The strategies are read off the
+optimal tableau (w from its basic variables, u from its reduced costs); when their
+certificate (below) is not tight enough, w and u are solved afresh from X restricted to the
+optimal basis, which keeps the rounding picked up along the pivot path out of them.
 
 Every answer carries a certificate: x guarantees g_lo = min_l (x^T X)_l and y concedes at
 most g_hi = max_i (X y)_i, so g_lo <= val(X) <= g_hi.  The value returned is the midpoint;
-its error is at most gap / 2 with gap = g_hi - g_lo (about 1e-14 on GOPS matrices).
+its error is at most gap / 2 with gap = g_hi - g_lo (at most a few 1e-12 on GOPS matrices
+read off the tableau, about 1e-14 when solved afresh).
 
 The tableau accumulates rounding along the pivot path, and on entries 1e-8 apart it can lose
 the optimal basis (a gap of 1e-8 on one game of level 7 of N = 13).  A game whose gap
@@ -34,7 +39,7 @@ _TOL = 1e-11  # pivot and optimality tolerance on the scaled tableau (entries of
 _TIE = 1e-12  # relative tolerance under which two ratios tie in the ratio test
 _STALL = 6  # degenerate pivots in a row before Bland's rule takes over
 _MAX_PIVOTS = 5000  # GOPS and random 16 x 16 games need at most a few dozen: a failure
-_REFINE = 1e-13  # a gap above this times (max X - min X) calls _refine (GOPS: ~1e-15)
+_REFINE = 1e-13  # a gap above this times (max X - min X): solve afresh, then _refine
 _EXACT_TOL = 1e-14  # optimality tolerance of _refine, whose tableaux are exact to rounding
 _INFEASIBLE = 1e-15  # in _refine, a basic variable below -this leaves by a dual pivot
 _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot is singular
@@ -42,19 +47,22 @@ _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot
 
 @njit(cache=True, nogil=True, inline="always")
 def _ratio_test(tab, m, n, s, row_var, bland):
-    """The leaving row for entering column s (-1: unbounded).  Ratios within _TIE count as
-    ties, broken by the smallest label (Bland) or else by the largest pivot element."""
-    r = -1
-    low = 0.0
+    """The leaving row for entering column s (-1: unbounded).  Ratios within _TIE of the
+    smallest count as ties, broken by the smallest label (Bland) or else by the largest
+    pivot element.  Two passes with few data-dependent branches: the minimum first."""
+    low = np.inf
     for i in range(m):
         a = tab[i, s]
-        if a > _TOL:
-            ratio = max(tab[i, n], 0.0) / a
-            if r < 0 or ratio < low - _TIE * (1.0 + low):
-                r, low = i, ratio
-            elif ratio <= low + _TIE * (1.0 + low):
-                if (row_var[i] < row_var[r]) if bland else (a > tab[r, s]):
-                    r = i
+        low = min(low, max(tab[i, n], 0.0) / a if a > _TOL else np.inf)
+    if low == np.inf:
+        return -1
+    bound = low + _TIE * (1.0 + low)
+    r = -1
+    for i in range(m):
+        a = tab[i, s]
+        if a > _TOL and max(tab[i, n], 0.0) <= bound * a:
+            if r < 0 or ((row_var[i] < row_var[r]) if bland else (a > tab[r, s])):
+                r = i
     return r
 
 
@@ -74,8 +82,9 @@ def _pivot(tab, m, n, r, s):
 
 
 @njit(cache=True, nogil=True)
-def _simplex(tab, m, n, row_var, col_var):
-    """Run the simplex method to optimality; return the number of pivots (-1: failure).
+def _simplex(tab, m, n, row_var, col_var, first):
+    """Run the simplex method to optimality, column ``first`` entering first; return the
+    number of pivots (-1: failure).
 
     Row i holds basic variable row_var[i] = b_i - sum_c tab[i, c] * (non-basic col_var[c]),
     b_i = tab[i, n]; row m holds the reduced costs.  Variables 0..n-1 are w, n.. the slacks.
@@ -83,16 +92,16 @@ def _simplex(tab, m, n, row_var, col_var):
     bland = False
     stall = 0
     for pivots in range(_MAX_PIVOTS):
-        s = -1
-        best = _TOL
-        for c in range(n):
-            cost = tab[m, c]
-            if cost > _TOL:
-                if bland:
-                    if s < 0 or col_var[c] < col_var[s]:
-                        s = c
-                elif cost > best:
-                    best = cost
+        s = first if pivots == 0 else -1
+        if s < 0 and bland:
+            for c in range(n):
+                if tab[m, c] > _TOL and (s < 0 or col_var[c] < col_var[s]):
+                    s = c
+        elif s < 0:  # Dantzig: the largest reduced cost above _TOL
+            best = _TOL
+            for c in range(n):
+                if tab[m, c] > best:
+                    best = tab[m, c]
                     s = c
         if s < 0:
             return pivots
@@ -134,6 +143,21 @@ def _normalise(v, size):
         total += v[i]
     for i in range(size):
         v[i] /= total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tableau_solution(m, n, tab, row_var, col_var, x, y):
+    """Strategies read off the optimal tableau: w_c is the value of w_c if basic (else 0),
+    the dual u_i is minus the reduced cost of the slack of row i (0 if that slack is
+    basic); normalised, y = w / sum(w) and x = u / sum(u)."""
+    for i in range(m):
+        if row_var[i] < n:
+            y[row_var[i]] = max(tab[i, n], 0.0)
+    for c in range(n):
+        if col_var[c] >= n:
+            x[col_var[c] - n] = max(-tab[m, c], 0.0)
+    _normalise(x, m)
+    _normalise(y, n)
 
 
 @njit(cache=True, nogil=True)
@@ -357,27 +381,26 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y):
     tab ((m+1) x (n+1) or larger), row_var (m), col_var (n) are scratch space; pivots is 0
     for a saddle point and -1 if the simplex method failed (value NaN).
     """
-    lo = np.inf
-    hi = -np.inf
-    maximin = -np.inf
-    best_row = 0
+    for c in range(n):  # one pass; y and x hold the column maxima and row minima
+        y[c] = X[0, c]
     for i in range(m):
-        row_min = np.inf
+        row_min = X[i, 0]
         for c in range(n):
-            e = X[i, c]
-            row_min = min(row_min, e)
-            lo = min(lo, e)
-            hi = max(hi, e)
-        if row_min > maximin:
-            maximin, best_row = row_min, i
-    minimax = np.inf
+            row_min = min(row_min, X[i, c])
+            y[c] = max(y[c], X[i, c])
+        x[i] = row_min
+    lo = maximin = x[0]
+    best_row = 0
+    for i in range(1, m):
+        lo = min(lo, x[i])
+        if x[i] > maximin:
+            maximin, best_row = x[i], i
+    hi = minimax = y[0]
     best_col = 0
-    for c in range(n):
-        col_max = -np.inf
-        for i in range(m):
-            col_max = max(col_max, X[i, c])
-        if col_max < minimax:
-            minimax, best_col = col_max, c
+    for c in range(1, n):
+        hi = max(hi, y[c])
+        if y[c] < minimax:
+            minimax, best_col = y[c], c
     x[:m] = 0.0
     y[:n] = 0.0
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding
@@ -387,13 +410,18 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y):
 
     scale = 1.0 / (hi - lo)
     _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var)
-    pivots = _simplex(tab, m, n, row_var, col_var)
+    pivots = _simplex(tab, m, n, row_var, col_var, best_col)
     value, gap = np.nan, np.inf
     k = -1
     if pivots >= 0:
-        k = _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y)
-        if k >= 0:
-            value, gap = _certify(X, m, n, x, y)
+        _tableau_solution(m, n, tab, row_var, col_var, x, y)
+        value, gap = _certify(X, m, n, x, y)
+        if not abs(gap) <= _REFINE * (hi - lo):
+            x[:m] = 0.0
+            y[:n] = 0.0
+            k = _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y)
+            if k >= 0:
+                value, gap = _certify(X, m, n, x, y)
     else:
         pivots = 0
     if not abs(gap) <= _REFINE * (hi - lo):  # rare (and NaN, -inf): see _refine
