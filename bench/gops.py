@@ -112,13 +112,15 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
           "| max |value - HiGHS|")
     tracemalloc.start()
     prev = np.zeros((1, 1))
-    total = 0.0
+    total = peak = 0.0
     states = games = 0
     for j in range(n_cards + 1):
         layout = level_layout(n_cards, j)
+        tracemalloc.reset_peak()  # this kernel's memory only, not the comparisons'
         start = time.perf_counter()
         result = solve_shard(layout, prev, 0, layout.n_p, with_strategies=True)
         seconds = time.perf_counter() - start
+        peak = max(peak, tracemalloc.get_traced_memory()[1])
         total += seconds
         states += layout.n_states
         games += result.games
@@ -135,6 +137,7 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
             old_seconds = time.perf_counter() - start
             row += (f" | {old_seconds:.3f} | {old_seconds / max(seconds, 1e-9):.2f} | "
                     f"{np.abs(old.values - result.values).max():.1e}")
+            del old
         sample = sample_games(layout, prev, highs_games) if result.games else []
         if len(sample) and highs_games:
             start = time.perf_counter()
@@ -145,7 +148,6 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
                     f"{np.abs(solve_matrix_games(sample)[0] - reference).max():.1e}")
         print(row, flush=True)
         prev = result.values
-    peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(f"  this kernel: {total:.2f} s, {states} states ({states / total:.3g}/s), {games} "
