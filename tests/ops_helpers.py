@@ -1,5 +1,5 @@
 """Real processes for the operations tests: CLI runs, a Dask scheduler and workers, and a
-view of a store's progress read straight from its markers."""
+view of a store's progress read straight from its markers; and `run gops` in process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -28,7 +28,7 @@ def run_gops(store: str, cards: int, **options) -> dict:
     """One `run gops` in this process: options that RunOptions knows go to the run, the
     rest (strategies, shard_states, objective, ...) to the family; the flow gives one
     report per computation, here exactly one."""
-    run_fields = RunOptions.__dataclass_fields__
+    run_fields = {field.name for field in fields(RunOptions)}
     family = {key: value for key, value in options.items() if key not in run_fields}
     run = {key: value for key, value in options.items() if key in run_fields}
     (report,) = run_flow("gops", {"cards": cards, **family}, RunOptions(store, **run))
