@@ -15,6 +15,9 @@
    f(Y, V, P) = -f(V, Y, P).
 
     python bench/gops_store_checks.py --store S --cards 14 [--samples 30 --max-level 4]
+
+Exits 1, naming them, if any check fails (values against 1e-9; the float32 bids' guarantees
+against 1e-5).
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ import zarr
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from subgame.families.gops.game import level_layout, payoff_matrices  # noqa: E402
 from subgame.families.gops.plan import group_path  # noqa: E402
-from subgame.families.gops.read import first_move, query_state  # noqa: E402
+from subgame.families.gops.read import query_state  # noqa: E402
 from tests import gops_reference as reference  # noqa: E402
 
 TOLERANCE = 1e-9
+BIDS_TOLERANCE = 1e-5  # stored float32 probabilities: about 1e-7 of payoffs up to ~100
 
 
 def random_state(rng: random.Random, cards: int, j: int) -> tuple[tuple, tuple, tuple]:
@@ -58,6 +62,7 @@ def main() -> None:
     below = group[f"j{n - 1}/values"][...]
     games = np.concatenate([payoff_matrices(level_layout(n, n), below, 0, k) for k in range(n)])
     highs = np.array([reference.highs_game(game)[0] for game in games])
+    failed = [] if np.abs(highs).max() <= TOLERANCE else ["root games' HiGHS values"]
     print(f"root: stored f = {root['value']:.3e}; its {n} games rebuilt from level {n - 1} "
           f"and solved by HiGHS: largest |value| = {np.abs(highs).max():.1e}")
     if root["bids"] is not None:
@@ -67,15 +72,18 @@ def main() -> None:
                         for k in full])
         guarantee = min((one[k] @ games[k]).min() for k in range(n))
         concede = max((games[k] @ two[k]).max() for k in range(n))
+        if min(guarantee, -concede) < -BIDS_TOLERANCE or np.abs(one - two).max() > BIDS_TOLERANCE:
+            failed.append("root bids")
         print(f"root: player one's stored bids guarantee >= {guarantee:.1e}, player two's "
               f"concede <= {concede:.1e} (float32 storage); largest difference between "
               f"the two players' bid probabilities {np.abs(one - two).max():.1e}")
-        first_move(args.store, n)  # the opening table reads back
     done = group.attrs["steps_done"]
     gaps = {int(step) + 1: entry["computed"]["max_gap"] for step, entry in done.items()}
     print("certified gap per level: " + ", ".join(f"j={j}: {gap:.1e}"
                                                   for j, gap in sorted(gaps.items())))
     print(f"largest {max(gaps.values()):.1e} (tolerance {TOLERANCE:g})")
+    if max(gaps.values()) > TOLERANCE:
+        failed.append("certificates")
 
     rng = random.Random(args.seed)
     worst = worst_mirror = 0.0
@@ -89,6 +97,11 @@ def main() -> None:
     print(f"{args.samples} random states at each level j = 1..{args.max_level} (seed "
           f"{args.seed}): largest |stored - explicit HiGHS recursion| = {worst:.1e}, "
           f"largest |f(V, Y, P) + f(Y, V, P)| = {worst_mirror:.1e}")
+    if max(worst, worst_mirror) > TOLERANCE:
+        failed.append("random states")
+    if failed:
+        sys.exit(f"FAILED: {', '.join(failed)}")
+    print("all checks passed")
 
 
 if __name__ == "__main__":

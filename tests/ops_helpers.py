@@ -78,7 +78,7 @@ def finish(process: subprocess.Popen, timeout: float = 120
 class Progress:
     finished: frozenset[int]  # steps in steps_done
     pending: dict[int, int]  # unfinished step -> shards whose marker is not set
-    has_group: bool
+    has_plan: bool  # the group records the plan's steps (it is created with none)
 
     @property
     def pending_shards(self) -> int:
@@ -91,6 +91,8 @@ def progress(url: str, group_path: str) -> Progress:
         group = zarr.open_group(url, mode="r", use_consolidated=False)[group_path]
         steps = group.attrs["steps"]
     except (FileNotFoundError, KeyError):
+        return Progress(frozenset(), {}, False)
+    if not steps:  # killed between creating the group and recording the plan's steps
         return Progress(frozenset(), {}, False)
     done = frozenset(int(k) for k in group.attrs.get("steps_done", {}))
     pending = {}

@@ -66,10 +66,10 @@ def resume_and_check(store: str, env, reference: str) -> dict:
     code, reports, err = finish(subgame(*ARGS, "--store", store, "--executor", "serial", env=env))
     assert code == 0, err
     (report,) = reports  # one computation
-    if seen.has_group:
+    if seen.has_plan:
         assert report["steps_skipped"] == len(seen.finished)
         assert report["shards_computed"] == seen.pending_shards
-    else:  # killed before the driver wrote the plan's levels: everything is pending
+    else:  # killed before the driver recorded the plan's levels: everything is pending
         assert report["steps_skipped"] == 0 and report["shards_computed"] == BANDS * RULES
     assert_stores_equal(reference, store)
     assert progress(store, GROUP).finished == frozenset(range(BANDS))
