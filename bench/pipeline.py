@@ -1,147 +1,161 @@
-"""End-to-end runs through the CLI against the bare kernel, measured in the same run.
+"""End-to-end runs through the CLI beside the bare kernel and the public C++ GOPS solver.
 
-For each job: wall time and peak memory of `subgame run ...` (a fresh store, Prefect's
-temporary server, a local Dask cluster of one worker per core), the sum of its step times
-as the store records them, and the same computation done by the kernel alone in this
-process. The ratio pipeline / kernel is the price of orchestration, storage and start-up.
-Then the same command again on the finished store (it should answer in under a second),
-and the run on a fresh store with a Prefect server already running (`prefect server
-start`, as `subgame serve` leaves one), which spares the temporary server's start-up.
+For each job, in one run: the wall time of `subgame run ...` as a new process on a fresh
+store (all start-up included: imports, Prefect where the run uses it, workers, Zarr), the
+sum of its step times as the store records them, the same computation done by the kernel
+alone in this process (after one untimed call that compiles it), and, for GOPS with
+``--anchor-gops PATH``, the public C++/GLPK solver (matttang27/GOPSsolver, built outside
+the project; `PATH --n N --objective points|win`, run in a temporary folder). Then the
+README's main job run again on its finished store. The machine is shared: the load
+average is printed with the figures.
 
-The public C++/GLPK GOPS solver is not installed here; its times are quoted (issue 12's
-side-by-side measurement on this machine, derived from the ratios it reports).
+    python bench/pipeline.py [--gops 6 7 8 9 10] [--gops-win 6 7 8] [--guess-who 4096]
+                             [--anchor-gops /work/cpp/solver/build/cpp_solver]
+                             [--anchor-max-cards 9] [--subgame SOURCE_FOLDER] [--repeat 1]
 
-    python bench/pipeline.py [--gops 7 8 9] [--guess-who 4096] [--higher-lower 100000]
+``--subgame`` runs the CLI of another source tree (e.g. a previous commit's `git archive`)
+for a before/after table; ``--repeat`` takes the median of that many runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from typing import Callable
 
-from subgame.families.gops import game as gops
-from subgame.families.guess_who import game as guess_who
-from subgame.families.higher_lower import game as higher_lower
 
-
-# Runs the CLI in a fresh interpreter that reports the largest RSS among its descendants
-# (the driver and the Dask workers), so each run's peak is its own.
-PEAK_OF = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-           "capture_output=True); "
-           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-
-
-# The public C++/GLPK solver (points objective) as issue 12 measured it beside ours on this
-# machine: N = 7 about 1 s (our end to end, 24 s, was 25x slower); at N = 8 and 9 our
-# kernel was 4.5x and 28x faster, so its time is quoted as our kernel's times that ratio.
-CPP_SECONDS = {7: 1.0}
-CPP_OVER_KERNEL = {8: 4.5, 9: 28.0}
-
-
-def quoted_cpp(n: int, kernel_seconds: float) -> float | None:
-    if n in CPP_OVER_KERNEL:
-        return kernel_seconds * CPP_OVER_KERNEL[n]
-    return CPP_SECONDS.get(n)
-
-
-def run_cli(args: list[str], store: str, env: dict[str, str] | None = None
-            ) -> tuple[float, float]:
-    """Wall seconds and peak RSS (GiB) of the run's largest process."""
+def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
-    peak_kib = subprocess.run([sys.executable, "-c", PEAK_OF, sys.executable, "-m",
-                               "subgame.cli", "run", *args, "--store", store, "--json"],
-                              check=True, capture_output=True, text=True, env=env).stdout
-    return time.perf_counter() - start, int(peak_kib) / 2**20
+    work()
+    return time.perf_counter() - start
+
+
+class Failed(Exception):
+    """A run that exited non-zero; its last line of stderr is the bench's figure."""
+
+
+class Cli:
+    """`subgame ...` as a new process, from this tree or another (``source``)."""
+
+    def __init__(self, source: str | None):
+        self.env = {**os.environ, **({"PYTHONPATH": source} if source else {})}
+        self.cwd = source or os.getcwd()
+
+    def __call__(self, *args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "subgame.cli", *args],
+                              capture_output=True, text=True, env=self.env, cwd=self.cwd)
+        if done.returncode:  # reported as the job's figure (a loaded machine fails some)
+            raise Failed(f"exit {done.returncode}: "
+                         f"{(done.stderr.strip().splitlines() or [''])[-1][:160]}")
+        return done.stdout
+
+    def run(self, args: list[str], store: str) -> float:
+        return timed(lambda: self("run", *args, "--store", store, "--json"))
+
+    def step_seconds(self, store: str) -> float:
+        (computation, *_) = json.loads(self("status", "--store", store, "--json")
+                                       )["computations"]
+        return sum(step.get("seconds", 0) for step in computation["steps"])
 
 
 def fresh_store() -> str:
     return tempfile.mkdtemp(prefix="bench-") + "/store.zarr"
 
 
-def status_of(store: str) -> dict:
-    return json.loads(subprocess.run(
-        [sys.executable, "-m", "subgame.cli", "status", "--store", store, "--json"],
-        check=True, capture_output=True, text=True).stdout)["computations"][0]
+def anchor(binary: str, n: int, objective: str) -> float:
+    with tempfile.TemporaryDirectory(prefix="bench-cpp-") as folder:
+        return timed(lambda: subprocess.run([binary, "--n", str(n), "--objective", objective],
+                                            check=True, capture_output=True, cwd=folder))
 
 
-def running_server_env() -> dict[str, str]:
-    """A Prefect server started once for the bench, as `prefect server start` would."""
-    port = 4300
-    env = {**os.environ, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
-    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host",
-                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, env=os.environ.copy())
-    atexit.register(server.terminate)
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(f"{env['PREFECT_API_URL']}/health", timeout=1):
-                return env
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError("the bench's Prefect server did not start")
+def median(work: Callable[[], float], repeat: int) -> float:
+    return statistics.median(work() for _ in range(repeat))
 
 
-def timed(work) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
-
-
-def report(name: str, args: list[str], kernel, server_env: dict[str, str] | None,
-           quoted: Callable[[float], float | None] = lambda _: None) -> None:
-    kernel()  # compiles the numba kernels; the pipeline's workers load them from numba's cache
-    kernel_seconds = timed(kernel)
-    store = fresh_store()
-    wall, peak = run_cli(args, store)
-    status = status_of(store)
-    rerun, _ = run_cli(args, store)
-    steps = sum(step.get("seconds", 0) for step in status["steps"])
-    line = (f"{name:28s} pipeline {wall:7.1f} s (steps {steps:6.1f} s, peak process "
-            f"{peak:5.2f} GiB, {status['bytes_on_disk'] / 1e6:8.1f} MB)   kernel alone "
-            f"{kernel_seconds:7.1f} s   pipeline/kernel {wall / kernel_seconds:5.2f}   "
-            f"rerun {rerun:4.2f} s")
-    if server_env is not None:
-        warm, _ = run_cli(args, fresh_store(), server_env)
-        line += f"   with a running server {warm:6.1f} s ({warm / kernel_seconds:5.2f}x kernel)"
-    if quoted(kernel_seconds) is not None:
-        line += f"   quoted C++/GLPK ~{quoted(kernel_seconds):.1f} s"
+def row(name: str, end_to_end: float, steps: float, kernel: float,
+        cpp: float | None = None) -> None:
+    line = (f"{name:34s} end to end {end_to_end:7.2f} s   steps {steps:7.2f} s "
+            f"({end_to_end / max(steps, 1e-3):5.2f}x)   kernel alone {kernel:7.2f} s")
+    if cpp is not None:
+        verdict = "faster" if end_to_end < cpp else "slower"
+        ratio = max(cpp, end_to_end) / min(cpp, end_to_end)
+        line += f"   C++ {cpp:7.2f} s   subgame {ratio:5.2f}x {verdict}"
     print(line, flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gops", type=int, nargs="*", default=[7, 8, 9])
+    parser.add_argument("--gops", type=int, nargs="*", default=[6, 7, 8, 9, 10])
+    parser.add_argument("--gops-win", type=int, nargs="*", default=[6, 7, 8])
     parser.add_argument("--guess-who", type=int, nargs="*", default=[4096])
-    parser.add_argument("--higher-lower", type=int, nargs="*", default=[100_000])
-    parser.add_argument("--no-server", action="store_true",
-                        help="Skip the runs against an already running Prefect server.")
+    parser.add_argument("--anchor-gops", help="The C++ solver's binary.")
+    parser.add_argument("--anchor-max-cards", type=int, default=9,
+                        help="Largest N given to the C++ solver (N = 10 takes it ~14 min).")
+    parser.add_argument("--subgame", help="Source folder of the subgame to measure.")
+    parser.add_argument("--repeat", type=int, default=1)
     options = parser.parse_args()
-    server_env = None if options.no_server else running_server_env()
-    print(f"{os.cpu_count()} cores; kernels run in this process, single-threaded, strategies "
-          "and move sets included")
-    for n in options.gops:
-        report(f"gops --cards {n}", ["gops", "--cards", str(n)],
-               lambda: sum(1 for _ in gops.solve_levels(n, with_strategies=True)),
-               server_env, lambda kernel_seconds, n=n: quoted_cpp(n, kernel_seconds))
-    for u in options.guess_who:
-        def tables(u=u):
+    cli = Cli(options.subgame)
+    # The kernels of this tree (the bench compares pipelines; kernels differ little).
+    from subgame.families.gops import game as gops
+    from subgame.families.guess_who import game as guess_who
+
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; "
+          f"subgame from {cli.cwd}; medians of {options.repeat}", flush=True)
+    def measured(name: str, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except Failed as exc:
+            print(f"{name:34s} failed: {exc}", flush=True)
+
+    def gops_job(n: int, objective: str) -> None:
+        def kernel():
+            sum(1 for _ in gops.solve_levels(n, with_strategies=True, objective=objective))
+
+        kernel()  # compiles (or loads from numba's cache) outside the timing
+        args, stores = ["gops", "--cards", str(n), "--objective", objective], []
+
+        def end_to_end():
+            stores.append(fresh_store())
+            return cli.run(args, stores[-1])
+
+        wall = median(end_to_end, options.repeat)
+        cpp = (median(lambda: anchor(options.anchor_gops, n, objective), options.repeat)
+               if options.anchor_gops and n <= options.anchor_max_cards else None)
+        row(f"gops --cards {n} --objective {objective}", wall, cli.step_seconds(stores[-1]),
+            timed(kernel), cpp)
+
+    def guess_who_job(u: int) -> None:
+        def tables():
             for rule in guess_who.RULES:
                 table = guess_who.new_table(u)
                 for lo in range(1, u + 1, 512):
                     guess_who.solve_band(table, lo, min(lo + 511, u), rule)
-        report(f"guess-who --max-n {u}", ["guess-who", "--max-n", str(u)], tables, server_env)
-    for n in options.higher_lower:
-        report(f"higher-lower --max-n {n}", ["higher-lower", "--max-n", str(n),
-                                             "--exact-max", "0"],
-               lambda n=n: higher_lower.float_sweep(n), server_env)
+
+        tables()
+        args, stores = ["guess-who", "--max-n", str(u)], []
+
+        def end_to_end():
+            stores.append(fresh_store())
+            return cli.run(args, stores[-1])
+
+        wall = median(end_to_end, options.repeat)
+        row(f"guess-who --max-n {u}", wall, cli.step_seconds(stores[-1]), timed(tables))
+        rerun = median(lambda: cli.run(args, stores[-1]), options.repeat)
+        print(f"{'  rerun on the finished store':34s} end to end {rerun:7.2f} s", flush=True)
+
+    for objective, cards in (("points", options.gops), ("win", options.gops_win)):
+        for n in cards:
+            measured(f"gops --cards {n} --objective {objective}",
+                     lambda: gops_job(n, objective))
+    for u in options.guess_who:
+        measured(f"guess-who --max-n {u}", lambda: guess_who_job(u))
+    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from subgame.storage import ComputationStore, resolve_store
 from subgame.storage.integrity import repair_damage
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
-from subgame.tasks.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
+from subgame.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
 
 if TYPE_CHECKING:
     from subgame.estimate import RunEstimate

@@ -9,9 +9,9 @@ A stage is either known up front (`Stage`) or sized by what earlier stages wrote
 (`LaterStage`): the driver builds it once they are done and stores what it built, so a
 resumed run rebuilds exactly the same thing. Steps are numbered across the whole plan.
 
-Nothing large lives here: workers get a `ShardTask` (store, group, configuration, step,
-shard) and read their inputs from the store; constant tables are computed by the driver
-(`ArraySpec.constant`) and written once. This module imports no Prefect, Dask or Zarr.
+Nothing large lives here: workers get a `ShardTask` (store URL, group, configuration, step,
+shard) with the store the executor opened for it, and read their inputs from that store;
+constant tables are computed by the driver (`ArraySpec.constant`) and written once. This module imports no Prefect, Dask or Zarr.
 """
 
 from __future__ import annotations
@@ -160,15 +160,11 @@ class ShardTask:
     step: Step
     shard: int
 
-    def store(self) -> "ComputationStore":
-        from subgame.storage.computation import ComputationStore
 
-        return ComputationStore.open(self.url, self.group_path, writable=True)
-
-
-# solve_shard(task) -> metrics: read inputs from the store, write the shard's region, return
-# small JSON-able metrics. A top-level function (executors pickle it to Dask workers).
-ShardSolver = Callable[[ShardTask], Mapping[str, Any]]
+# solve_shard(task, store) -> metrics: read inputs from the store (the executor opens it once
+# per shard, writable), write the shard's region, return small JSON-able metrics. A
+# top-level function (executors pickle it to Dask workers).
+ShardSolver = Callable[[ShardTask, "ComputationStore"], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
     level = stage.steps[2]
     assert level.shards > 2
     # A run killed inside level j=3 after one shard was written and marked.
-    solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, 1))
-    ComputationStore.open(resumed, config.group_path(), writable=True).mark_done(level.index, 1)
+    store = ComputationStore.open(resumed, config.group_path(), writable=True)
+    solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, 1), store)
+    store.mark_done(level.index, 1)
     report = run_gops(resumed, 6, shard_states=40, executor="serial")
     later = sum(stage.steps[i].shards for i in range(3, 6))
     assert report["shards_computed"] == level.shards - 1 + later

@@ -52,7 +52,7 @@ def test_partial_step_recomputes_only_pending_shards(tmp_path):
     store = ComputationStore.open(path, TOY.group_path(), writable=True)
     step = TOY.plan().stages[0].steps[2]
     # A run killed inside step 2: one shard written and marked, the step not finished.
-    solve_sums_shard(ShardTask(path, TOY.group_path(), TOY, step, 1))
+    solve_sums_shard(ShardTask(path, TOY.group_path(), TOY, step, 1), store)
     store.mark_done(2, 1)
     assert store.pending_shards(step) == [0, 2]
     report = run_computation(TOY, RunOptions(path, executor="serial"))

@@ -34,9 +34,9 @@ class ToyConfig(ComputationConfig):
         return toy_plan(self)
 
 
-def solve_sums_shard(task: ShardTask) -> dict:
+def solve_sums_shard(task: ShardTask, store: ComputationStore) -> dict:
     time.sleep(task.config.delay)
-    values = task.store().array("values")
+    values = store.array("values")
     k, region = task.step.index, slice(task.shard * WIDTH, (task.shard + 1) * WIDTH)
     previous = values[k - 1, region] if k else 0
     values[k, region] = previous + np.arange(region.start, region.stop) * (k + 1)
@@ -54,8 +54,7 @@ def build_distinct(store: ComputationStore, config: ToyConfig, first_step: int):
     return arrays, (Step(first_step, "distinct", -(-count // WIDTH), info={"count": count}),)
 
 
-def solve_distinct_shard(task: ShardTask) -> dict:
-    store = task.store()
+def solve_distinct_shard(task: ShardTask, store: ComputationStore) -> dict:
     region = slice(task.shard * WIDTH, (task.shard + 1) * WIDTH)
     store.array("distinct")[region] = residues(store, task.config)[region]
     return {"residues": len(residues(store, task.config)[region])}

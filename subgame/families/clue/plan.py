@@ -212,11 +212,10 @@ def simulate_point_batch(config: ClueConfig, point: int, batch: int) -> dict[str
     return strategy_counts(config, p, counts)
 
 
-def solve_batch_shard(task: ShardTask) -> dict[str, Any]:
+def solve_batch_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: ClueConfig = task.config
     point, batch = task.shard, task.step.index
     counts = simulate_point_batch(config, point, batch)
-    store = task.store()
     for key, values in counts.items():
         store.array(f"batch/{key}")[point, batch] = values
     return {"games": config.batch_games(batch)}
@@ -250,9 +249,9 @@ def rates(total: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
                 "mean_lead": total["lead_sum"] / total["leads"]}
 
 
-def solve_aggregate_shard(task: ShardTask) -> dict[str, Any]:
+def solve_aggregate_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: ClueConfig = task.config
-    store, point = task.store(), task.shard
+    point = task.shard
     total = {key: store.array(f"batch/{key}")[point].sum(axis=0)
              for key in (*BATCH_COUNTS, "rank_counts")}
     tables = int(total["games"].sum()) // config.points[point][0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from math import comb
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 import typer
@@ -28,6 +28,9 @@ from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_c
 from subgame.family import ComputationConfig
 from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer
 from subgame.storage.cache import cached
+
+if TYPE_CHECKING:
+    from subgame.storage import ComputationStore
 
 FAMILY = "gops"
 KERNEL_VERSION = 1
@@ -248,12 +251,11 @@ def gops_plan(config: GopsConfig) -> Plan:
     return Plan(FAMILY, config, (Stage("solve", solve_gops_shard, tuple(arrays), tuple(steps)),))
 
 
-def solve_gops_shard(task: ShardTask) -> dict[str, Any]:
+def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
     layout = cached(f"{FAMILY}|layout", (config.cards, j, config.objective),
                     lambda: gops.level_layout(config.cards, j, config.objective))
-    store = task.store()
     rows = config.shard_rows(j, layout.n_patterns)
     p_lo, p_hi = shard * rows, min((shard + 1) * rows, layout.n_p)
     # Level 0 is f = 0 (sign(d) = 0 at d = 0 under win); a later level's shard reads only

@@ -128,11 +128,10 @@ def _load_table(store: ComputationStore, rule: str, max_n: int, through: int) ->
     return table
 
 
-def solve_guess_who_shard(task: ShardTask) -> dict[str, Any]:
+def solve_guess_who_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: GuessWhoConfig = task.config
     rule = config.rule_sets[task.shard]
     lo, hi = config.band_levels(task.step.index)
-    store = task.store()
     # The table is sized by U: a grown extent must not reuse a smaller cached table.
     slot = f"{FAMILY}|{task.url}|{task.group_path}|{rule}|{config.max_n}"
     table = cached(slot, lo - 1, lambda: _load_table(store, rule, config.max_n, lo - 1))

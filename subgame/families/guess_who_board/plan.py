@@ -184,8 +184,7 @@ def build_reachable(store: ComputationStore, config: BoardConfig, first_step: in
     return arrays, (step,)
 
 
-def solve_reachable_shard(task: ShardTask) -> dict[str, Any]:
-    store = task.store()
+def solve_reachable_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     for name, table in reachable_tables(task.config).items():
         store.array(set_path(name))[...] = table
     return {"sets": len(task.config.set_family())}
@@ -226,8 +225,7 @@ def shard_range(task: ShardTask) -> tuple[int, int, int]:
     return level, lo, min(lo + task.config.shard_pairs, size)
 
 
-def solve_pairs_shard(task: ShardTask) -> dict[str, Any]:
-    store = task.store()
+def solve_pairs_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     family = stored_family(store, task.config)
     index = PairIndex(family)
     level, lo, hi = shard_range(task)
@@ -239,9 +237,8 @@ def solve_pairs_shard(task: ShardTask) -> dict[str, Any]:
     return {"pairs": hi - lo}
 
 
-def solve_policy_shard(task: ShardTask) -> dict[str, Any]:
+def solve_policy_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     """b against the optimal player (whose o looks up b), and b against itself."""
-    store = task.store()
     family = stored_family(store, task.config)
     index = PairIndex(family)
     level, lo, hi = shard_range(task)

@@ -154,9 +154,8 @@ def _exact_start(store: ComputationStore, b: int) -> hl.ExactLevel:
                          from_hex(store.array(prefix + "streak")[:]))
 
 
-def solve_distinct_shard(task: ShardTask) -> dict[str, Any]:
+def solve_distinct_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: DistinctConfig = task.config
-    store = task.store()
     b, start = task.step.index, config.block_end(task.step.index - 1)
     if task.shard == FLOAT:
         first = _float_start(store, b)
@@ -280,9 +279,9 @@ def deck_plan(config: DeckConfig) -> Plan:
     return Plan(FAMILY, config, tuple(stages))
 
 
-def solve_exact_shard(task: ShardTask) -> dict[str, Any]:
+def solve_exact_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     ranks, suits, ties, policy = task.config.points[task.shard]
-    store, point = task.store(), task.shard
+    point = task.shard
     if not exact_feasible(ranks, suits):  # its chunks hold the fill values, written
         for name, fill in (("exact_wins", ""), ("exact_orders", ""), ("exact_p", np.nan),
                            ("exact_states", 0)):
@@ -296,7 +295,7 @@ def solve_exact_shard(task: ShardTask) -> dict[str, Any]:
     return {"exact_points": 1, "states": sum(solution.states)}
 
 
-def solve_monte_carlo_shard(task: ShardTask) -> dict[str, Any]:
+def solve_monte_carlo_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
     config: DeckConfig = task.config
     point, batch = divmod(task.shard, config.batches)
     ranks, suits, ties, policy = config.points[point]
@@ -304,7 +303,6 @@ def solve_monte_carlo_shard(task: ShardTask) -> dict[str, Any]:
     stream = np.random.SeedSequence(config.seed).spawn(len(config.points))[point].spawn(
         config.batches)[batch]
     wins, played = hl.simulate(policy, ranks, suits, ties, games, stream)
-    store = task.store()
     store.array("mc_wins")[point, batch] = wins
     store.array("mc_games")[point, batch] = played
     return {"games": played}

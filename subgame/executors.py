@@ -17,8 +17,12 @@ ShardDone = Callable[[Mapping[str, Any]], None]
 
 
 def run_shard(solve_shard: ShardSolver, task: ShardTask) -> dict[str, Any]:
-    metrics = solve_shard(task)
-    task.store().mark_done(task.step.index, task.shard)
+    """Open the store once (the solver reads and writes through it), solve, then mark."""
+    from subgame.storage.computation import ComputationStore
+
+    store = ComputationStore.open(task.url, task.group_path, writable=True)
+    metrics = solve_shard(task, store)
+    store.mark_done(task.step.index, task.shard)
     return {"shard": task.shard, **metrics}
 
 
