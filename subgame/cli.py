@@ -4,13 +4,18 @@ verify --store, upgrade and serve are the house's own."""
 
 from __future__ import annotations
 
-import inspect
-import os
 import sys
-import urllib.request
-from contextlib import ExitStack
-from dataclasses import MISSING, asdict, fields
-from typing import Annotated, Any, get_type_hints
+
+from subgame import interrupts
+
+if sys.argv[1:2] == ["run"] and (__name__ == "__main__" or sys.argv[0].endswith("subgame")):
+    interrupts.install()  # before every other import: a Ctrl-C from the first instruction on
+
+import inspect  # noqa: E402
+import os  # noqa: E402
+from contextlib import ExitStack  # noqa: E402
+from dataclasses import MISSING, asdict, fields, replace  # noqa: E402
+from typing import Annotated, Any, get_type_hints  # noqa: E402
 
 # No network here or on many clusters: Prefect's telemetry would only log failures.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -22,21 +27,21 @@ try:  # recent Typer vendors click; older Typer uses click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 
-from subgame import __version__, families, interrupts, watchdog  # noqa: E402
-from subgame.commands import export, serve, status, upgrade, verify_store  # noqa: E402
+from subgame import __version__, families, watchdog  # noqa: E402
 from subgame.commands.common import JsonOption, command_from, console, emit  # noqa: E402
 from subgame.errors import InvalidInput, SubgameError  # noqa: E402
 from subgame.exact import counted  # noqa: E402
 from subgame.family import Family, as_json  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
 
-LOCAL_PREFECT_API = "http://127.0.0.1:4200/api"
 QuietOption = Annotated[bool, typer.Option(
     "--quiet", "-q", help="No progress display and no summary: only errors (and --json's "
                           "result).")]
 VerboseOption = Annotated[bool, typer.Option(
     "--verbose", "-v", help="Also show Prefect's log lines (flow and task runs, the "
                             "temporary server).")]
+WAYS = {"in process": ", in this process (no Prefect)", "Prefect flow": ", as a Prefect flow run",
+        "stored": ""}  # how each run went, as its summary line says
 VERBS = {"query": "Read stored results; needs no cluster.", "plot": "Draw figures from a store.",
          "verify": "Check stored results against theory.",
          "export": "Write a table of stored results as CSV, Parquet or netCDF."}
@@ -52,46 +57,61 @@ def _parameters(cls: type, names: tuple[str, ...] | None = None) -> list[inspect
 
 
 def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dict[str, Any]]:
-    """The run path: refuse what can be refused before Prefect starts; then a store that
-    already holds everything answers at once, without Prefect or Dask; else the flow."""
-    from subgame.engine import already_complete
+    """The run path: every refusal once (`engine.check_run`, nothing written yet); a store
+    that already holds everything answers at once; a small plan runs here, through the
+    engine; else a Prefect flow run, whose server (when one must be started) starts at
+    once, in a thread, while the run prepares."""
+    from subgame.engine import Checked, check_run, in_process
 
-    done = [already_complete(computation, run_options)
-            for computation in family.computations(options)]
-    if all(done):
-        return [report.as_dict() for report in done]
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    from subgame.flows.run import run_flow
-
+    interrupts.run_begins()
+    forced = run_options.orchestrate == "prefect" or (
+        run_options.orchestrate == "auto" and run_options.names_workers())
     with ExitStack() as stack:
-        # A Prefect server already running here (`prefect server start`, `subgame serve`'s)
-        # spares the run a temporary one, whose start-up costs seconds.
-        server = None if PREFECT_API_URL.value() else \
-            running_local_server() or temporary_server(stack)
-        stack.enter_context(temporary_settings({PREFECT_API_URL: server} if server else {}))
-        return run_flow(family.name, as_json(asdict(options)), run_options)
+        server = None
+        if forced:  # started before anything else: it is the slowest part
+            from subgame.flows.server import FlowServer
+
+            server = FlowServer.begin()
+            stack.callback(server.stop)
+        runs = [check_run(computation, run_options)
+                for computation in family.computations(options)]
+        if all(run.finished for run in runs):
+            return [run.stored_report().as_dict() for run in runs]
+        listener = None
+        if run_options.progress:
+            from subgame.commands.progress import ProgressDisplay
+
+            listener = ProgressDisplay()
+        if in_process(runs, run_options):
+            return run_here(runs, run_options, listener, serial=run_options.orchestrate == "auto")
+        if server is None:
+            from subgame.flows.server import FlowServer
+
+            server = FlowServer.begin()
+            stack.callback(server.stop)
+        server.wait_imported()
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        from subgame.flows.run import UserErrorsToCaller, run_flow
+
+        url = server.wait(notice=run_options.progress)
+        if url is None:
+            print(server.fallback_warning(), file=sys.stderr, flush=True)
+            return run_here(runs, run_options, listener, serial=False)
+        stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
+        stack.enter_context(UserErrorsToCaller())
+        return run_flow(family.name, as_json(asdict(options)), run_options,
+                        Checked(runs, listener))
 
 
-def temporary_server(stack: ExitStack) -> str:
-    """Prefect's temporary server, as Prefect itself would start one, but writing nothing
-    to the terminal: a Ctrl-C while it starts would make it print "Aborted!"."""
-    from prefect.server.api.server import SubprocessASGIServer
+def run_here(runs: list, run_options: RunOptions, listener: Any, serial: bool
+             ) -> list[dict[str, Any]]:
+    """The checked runs through the engine in this process, without Prefect: serially (a
+    small plan), or with the executor the options name."""
+    from subgame.engine import run_computation
 
-    server = SubprocessASGIServer()
-    with interrupts.silent_children():
-        server.start()
-    stack.callback(server.stop)
-    return server.api_url
-
-
-def running_local_server(url: str = LOCAL_PREFECT_API) -> str | None:
-    """The API URL of a Prefect server answering on this machine's default port, if any."""
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=0.3) as answer:
-            return url if answer.status == 200 else None
-    except OSError:
-        return None
+    options = replace(run_options, executor="serial") if serial else run_options
+    return [run_computation(run, options, listener=listener).as_dict() for run in runs]
 
 
 def third_party_logs(verbose: bool, quiet: bool) -> None:
@@ -135,8 +155,8 @@ def run_command(family: Family):
         emit(reports, as_json_output, lambda rs: [console.print(
             f"{r['computation']} in {r['store']}: computed "
             f"{counted(len(r['steps_computed']), 'step')} "
-            f"({counted(r['shards_computed'], 'shard')}), {r['steps_skipped']} already stored",
-            soft_wrap=True) for r in rs])
+            f"({counted(r['shards_computed'], 'shard')}), {r['steps_skipped']} already stored"
+            f"{WAYS[r['orchestration']]}", soft_wrap=True) for r in rs])
 
     return command_from(run, parameters, family.options, f"run_{family.name}")
 
@@ -155,6 +175,8 @@ def _group(**settings: Any) -> typer.Typer:
 
 def build_app(only: str | None = None) -> typer.Typer:
     """The whole command tree, or the house's commands and one family's (`only`)."""
+    from subgame.commands import export, serve, status, upgrade, verify_store
+
     app = _group(pretty_exceptions_enable=False,  # `subgame --install-completion` sets up tab
                  help="Exact solutions of small games, level by level, kept in a Zarr "
                       "store.")
@@ -207,8 +229,10 @@ def main() -> None:
     if sys.argv[1:2] in (["run"], ["serve"]):
         watchdog.guard()
     if sys.argv[1:2] == ["run"]:
-        interrupts.install()
+        interrupts.install()  # (done already where this module is the program)
     try:
+        if sys.argv[1:] == ["--version"]:
+            _print_version(True)
         status_code = build_app(named_family(sys.argv[1:]))(standalone_mode=False)
     except interrupts.RunInterrupted as exc:
         interrupts.exit_now(exc.exit_status)
@@ -224,6 +248,8 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(130)
+    except typer.Exit as exc:  # --version, answered before the app is built
+        sys.exit(exc.exit_code)
     sys.exit(status_code if isinstance(status_code, int) else 0)
 
 

@@ -1,11 +1,15 @@
 """The engine: run a computation's plan with an executor. No Prefect here.
 
-    refuse (bad store, clashing identity, live lock, bad cluster)   nothing written yet
+    check_run: refuse (bad store, clashing identity, live lock, bad cluster, will not fit)
+      -> a CheckedRun (store URL, grown configuration, stored attributes, plan, estimate)
     -> lock -> repair (--repair) -> prepare the store (arrays, steps, markers)
     -> for each stage, for each unfinished step: solve_step (pending shards -> executor)
 
-The Prefect flow (`subgame.flows.run`) calls `run_computation` with `solve_step` wrapped as
-a Prefect task; tests and embedders call it as it is.
+Every refusal runs once per run, in `check_run`, and the plan is built there once. The CLI
+checks, then runs the checked record in this process or hands it to the Prefect flow
+(`subgame.flows.run`), which calls `run_computation` with `solve_step` wrapped as a Prefect
+task; tests, embedders and deployments may give a configuration instead, checked here.
+What the run shows goes to listeners (`RunListener`: the CLI's progress display).
 """
 
 from __future__ import annotations
@@ -13,10 +17,7 @@ from __future__ import annotations
 import time
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
-
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from subgame import interrupts
 from subgame.family import ComputationConfig
@@ -41,6 +42,7 @@ class RunReport:
     shards_computed: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)  # damage found and reopened (--repair)
+    orchestration: str = "in process"  # or "Prefect flow"; "stored" when nothing was to do
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,9 +60,11 @@ def _sum_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def solve_step(store: ComputationStore, config: Any, step: Step, solve_shard: ShardSolver,
-               executor: Executor, on_done: ShardDone) -> dict[str, Any]:
-    """Run a step's pending shards, then record the step as finished (driver only)."""
-    pending = store.pending_shards(step)
+               executor: Executor, on_done: ShardDone,
+               pending: Sequence[int] | None = None) -> dict[str, Any]:
+    """Run a step's pending shards (read from the markers unless given), then record the
+    step as finished (driver only)."""
+    pending = store.pending_shards(step) if pending is None else list(pending)
     start = time.perf_counter()
     results = executor.run_shards(
         solve_shard, [ShardTask(store.url, store.group_path, config, step, shard)
@@ -70,27 +74,76 @@ def solve_step(store: ComputationStore, config: Any, step: Step, solve_shard: Sh
     return {"shards_computed": len(pending), "seconds": seconds}
 
 
-def make_executor(options: RunOptions) -> Executor:
-    if options.executor == "serial":
-        return SerialExecutor()
-    return DaskExecutor(options.cluster_profile())
+class RunListener:
+    """What a run tells whoever watches it (the CLI's progress display); every method does
+    nothing unless overridden, as cubed's callbacks."""
+
+    def run_started(self, computation: str, steps: int, steps_done: int) -> None: ...
+
+    def step_started(self, stage: str, step: Step, pending: int) -> None: ...
+
+    def shard_done(self, step: Step, metrics: Mapping[str, Any]) -> None: ...
+
+    def step_finished(self, step: Step, result: Mapping[str, Any]) -> None: ...
+
+    def run_finished(self) -> None: ...
 
 
-def _progress(enabled: bool) -> Progress:
-    # The remaining time is rich's estimate from the recent pace: good within a step's
-    # shards, optimistic across steps, which grow with the level.
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                    disable=not enabled, transient=False)
+@dataclass(frozen=True)
+class CheckedRun:
+    """A computation that met every refusal a run can meet before it writes anything: its
+    store URL, the configuration grown to the stored extent (a run never shrinks a store),
+    the stored attributes (None before the first run), and, where there is work (or for
+    --dry-run), its plan, built once, and the estimate of what the run adds."""
+
+    url: str
+    config: ComputationConfig
+    stored: Mapping[str, Any] | None
+    plan: Plan | None
+    estimate: "RunEstimate | None"
+
+    @property
+    def finished(self) -> bool:
+        return self.plan is None
+
+    def stored_report(self) -> RunReport:
+        """The report of a run with nothing to do, from the attributes alone."""
+        return RunReport(self.config.group_path(), self.url,
+                         steps_skipped=len(self.stored["steps"]), orchestration="stored")
 
 
-def refuse_early(config: ComputationConfig, options: RunOptions
-                 ) -> tuple[str, ComputationConfig, Mapping[str, Any] | None]:
-    """Every refusal a run can meet before it writes anything or starts a cluster: a bad
-    store location, a clashing identity, a live lock, an unusable cluster, new data or a
-    worker's peak memory beyond what is free (unless --force; --dry-run prints them).
-    Returns the store URL, the configuration grown to the stored extent (a run never
-    shrinks a store) and the stored attributes (None before the first run)."""
+class Checked:
+    """The runs the CLI checked and the listener it attaches, handed to the Prefect flow as
+    they are. Prefect records a flow's parameters as JSON where it can and a placeholder
+    where it cannot; this holds a plan's functions, so it is kept opaque (no ``__dict__``:
+    Prefect's encoder gives up at once and records the type name)."""
+
+    __slots__ = ("runs", "listener")
+
+    def __init__(self, runs: Sequence[CheckedRun], listener: RunListener | None = None):
+        self.runs, self.listener = tuple(runs), listener
+
+
+# A run whose new data (the estimate's uncompressed upper bound) is at most this runs in
+# process under --orchestrate auto. Measured (README, bench/pipeline.py): the largest plans
+# below it, GOPS N = 10 (0.41 GB, 6.6 s of kernel) and Guess Who U = 4096 (0.70 GB, 1.6 s),
+# take less in one process than Prefect's and a cluster's start-up; the next sizes, GOPS
+# N = 11 (2.5 GB, 41 s) and Guess Who U = 8192 (2.8 GB), gain from workers and a flow run.
+SMALL_RUN_BYTES = 2**30
+
+
+def in_process(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
+    """Whether the run goes through the engine here rather than a Prefect flow run."""
+    if options.orchestrate != "auto":
+        return options.orchestrate == "none"
+    return not options.names_workers() and sum(
+        run.estimate.new_bytes for run in runs if not run.finished) <= SMALL_RUN_BYTES
+
+
+def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
+    """Every refusal a run can meet before it writes anything or starts a cluster, once: a
+    bad store location, a clashing identity, a live lock, an unusable cluster, new data or
+    a worker's peak memory beyond what is free (unless --force; --dry-run prints them)."""
     url = resolve_store(options.store)
     check_store_location(url)
     stored = ComputationStore.stored_attrs(url, config.group_path())
@@ -99,13 +152,17 @@ def refuse_early(config: ComputationConfig, options: RunOptions
     if options.executor == "dask":
         options.cluster_profile().probe()
     grown = config if stored is None else config.covering(stored["extent"])
-    if not (options.force or options.dry_run or finished(grown, stored, options)):
-        # Imported here: its byte units are dask's, 0.2 s of imports that a run finding
-        # everything stored does not pay.
-        from subgame.estimate import estimate_run
+    if finished(grown, stored, options) and not options.dry_run:
+        return CheckedRun(url, grown, stored, None, None)
+    # Imported here: its byte units are dask's, 0.2 s of imports that a run finding
+    # everything stored does not pay.
+    from subgame.estimate import estimate_run
 
-        estimate_run(url, grown, stored, options).refuse_unfit()
-    return url, grown, stored
+    plan = grown.plan()
+    estimate = estimate_run(url, grown, stored, options, plan)
+    if not (options.force or options.dry_run):
+        estimate.refuse_unfit()
+    return CheckedRun(url, grown, stored, plan, estimate)
 
 
 def finished(grown: ComputationConfig, stored: Mapping[str, Any] | None,
@@ -118,29 +175,23 @@ def finished(grown: ComputationConfig, stored: Mapping[str, Any] | None,
 def dry_run(config: ComputationConfig, options: RunOptions) -> "RunEstimate":
     """What a run would compute and need, refused as every run is; writes nothing and
     starts nothing."""
-    from subgame.estimate import estimate_run
-
-    return estimate_run(*refuse_early(config, options), options)
+    return check_run(config, options).estimate
 
 
-def already_complete(config: ComputationConfig, options: RunOptions
-                     ) -> RunReport | None:
-    """The report of a run with nothing to do, read from attributes alone (no plan, no
-    Prefect, no Dask), or None when there may be work: the store holds this identity,
-    covers this extent, and its last run ended with every step finished. Refuses first,
-    as every run does."""
-    url, grown, stored = refuse_early(config, options)
-    if not finished(grown, stored, options):
-        return None
-    return RunReport(config.group_path(), url, steps_skipped=len(stored["steps"]))
-
-
-def run_computation(config: ComputationConfig, options: RunOptions,
-                    solve_step: Callable[..., dict[str, Any]] = solve_step) -> RunReport:
-    """Solve every step of the computation that the store's markers do not show finished."""
-    url, config, _ = refuse_early(config, options)
-    plan = config.plan()
-    report = RunReport(plan.group_path, url)
+def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
+                    solve_step: Callable[..., dict[str, Any]] = solve_step,
+                    listener: RunListener | None = None,
+                    orchestration: str = "in process") -> RunReport:
+    """Solve every step of the computation that the store's markers do not show finished.
+    ``run`` is a checked record (`check_run`), or a configuration to check first."""
+    if not isinstance(run, CheckedRun):
+        run = check_run(run, options)
+    if run.finished:
+        return run.stored_report()
+    plan, url, config = run.plan, run.url, run.config
+    listener = listener or RunListener()
+    report = RunReport(plan.group_path, url, orchestration=orchestration)
+    profile = options.cluster_profile() if options.executor == "dask" else None
     with ExitStack() as stack:
         stack.enter_context(StoreLock(url, plan.group_path))
         store = ComputationStore.create(url, plan.group_path, plan.family, config.identity(),
@@ -153,26 +204,24 @@ def run_computation(config: ComputationConfig, options: RunOptions,
         prepare(store, plan)
         publish_metadata(url)  # the arrays as sized for this run
         executor: Executor | None = None
-        progress = stack.enter_context(_progress(options.progress))
+        stack.callback(listener.run_finished)
         known = store.group.attrs["steps"]  # a later stage adds its steps once built
-        bar = progress.add_task(f"{plan.group_path} steps", total=len(known),
-                                completed=sum(store.step_done(s["index"]) for s in known))
+        listener.run_started(plan.group_path, len(known),
+                             sum(store.step_done(s["index"]) for s in known))
         for stage, step in pending_steps(store, plan, report):
-            pending = len(store.pending_shards(step))
-            if pending <= 1 and options.executor == "dask" and \
-                    options.cluster_profile().kind == "local":
+            pending = store.pending_shards(step)
+            if len(pending) <= 1 and profile is not None and profile.kind == "local":
                 chosen: Executor = SerialExecutor()  # a cluster would only add start-up
             else:
                 if executor is None:  # started for the first step with work to share
-                    executor = make_executor(options)
+                    executor = SerialExecutor() if profile is None else DaskExecutor(profile)
                     stack.callback(executor.close)
                 chosen = executor
-            shards = progress.add_task(f"  {stage.name} {step.name} shards", total=step.shards,
-                                       completed=step.shards - pending)
+            listener.step_started(stage.name, step, len(pending))
             result = solve_step(store, config, step, stage.solve_shard, chosen,
-                                lambda _metrics, bar=shards: progress.advance(bar))
-            progress.remove_task(shards)
-            progress.advance(bar)
+                                lambda metrics, step=step: listener.shard_done(step, metrics),
+                                pending)
+            listener.step_finished(step, result)
             interrupts.step_finished()
             report.steps_computed.append(step.name)
             report.shards_computed += result["shards_computed"]

@@ -22,7 +22,7 @@ from dask.utils import format_bytes, parse_bytes
 from subgame.errors import InvalidInput, SubgameError
 from subgame.family import ComputationConfig
 from subgame.options import RunOptions
-from subgame.plan import PlanSize
+from subgame.plan import Plan, PlanSize
 from subgame.storage.location import nearest_existing
 
 # Resident memory of an idle worker process once a shard has imported numpy, numba, zarr
@@ -150,10 +150,11 @@ def worker_memory(options: RunOptions) -> tuple[int | None, int | None]:
 
 
 def estimate_run(url: str, config: ComputationConfig, stored: Mapping[str, Any] | None,
-                 options: RunOptions) -> RunEstimate:
-    """The estimate of running ``config`` (already grown to the stored extent) into ``url``.
-    New data: everything for a new computation, else what the larger extent adds."""
-    size = PlanSize.of(config.plan())
+                 options: RunOptions, plan: Plan) -> RunEstimate:
+    """The estimate of running ``config`` (already grown to the stored extent; ``plan`` is
+    its plan) into ``url``. New data: everything for a new computation, else what the larger
+    extent adds (the stored extent's plan is built for that)."""
+    size = PlanSize.of(plan)
     if stored is None:
         before = None
     elif stored["extent"] == config.extent():

@@ -4,7 +4,9 @@ A terminal's Ctrl-C signals the whole foreground process group, and a batch sche
 SIGTERM may too: the run's process, Prefect's temporary server and a local cluster's
 workers all receive it at once. So:
 
-- the first signal raises `RunInterrupted` in the run's main thread, which unwinds the run
+- before the run begins (while modules import, the app is built, options parsed) a signal
+  ends the process at once with the one line: nothing is started or written yet;
+- once it has begun, the first signal raises `RunInterrupted` in the run's main thread, which unwinds the run
   in order (pending shards cancelled, cluster closed, lock released) and exits 130 (SIGINT)
   or 143 (SIGTERM); because the temporary server died with the same signal, Prefect may
   then spend minutes retrying to report the crash, so the process exits anyway
@@ -52,6 +54,7 @@ class _Interruptions:
 
     def __init__(self) -> None:
         self.steps_finished = 0
+        self.unwinds = False  # set as the run begins: from then on a signal unwinds it
         self.signalled: int | None = None
         self.exiting = threading.Lock()  # held by the thread that ends the process
 
@@ -81,7 +84,9 @@ def exit_now(status: int) -> None:
 
 
 def _handle(signum: int, _frame) -> None:
-    if _state.signalled is not None:  # the second Ctrl-C: the user will not wait
+    if _state.signalled is not None or not _state.unwinds:
+        # The second Ctrl-C: the user will not wait. Or the run has not begun (imports,
+        # options, the app being built): nothing to unwind, nothing written.
         exit_now(128 + signum)
     _state.signalled = signum
     logging.disable(logging.CRITICAL)  # Prefect's "Crash detected!" and retries: noise now
@@ -101,6 +106,8 @@ class _SignalCrashes(logging.Filter):
 
 def install() -> None:
     """Handle SIGINT and SIGTERM as above, for the rest of this process (the CLI's run)."""
+    if signal.getsignal(signal.SIGINT) is _handle:
+        return  # installed already
     for sig in SIGNALS:
         signal.signal(sig, _handle)
     logging.getLogger("prefect.flow_runs").addFilter(_SignalCrashes())
@@ -109,6 +116,11 @@ def install() -> None:
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, (
         os.environ.get("PYTHONWARNINGS"),
         "ignore::UserWarning:multiprocessing.resource_tracker")))
+
+
+def run_begins() -> None:
+    """From now on the first signal unwinds the run in order (`RunInterrupted`)."""
+    _state.unwinds = True
 
 
 def signalled() -> RunInterrupted | None:

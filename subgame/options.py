@@ -12,6 +12,7 @@ from subgame.clusters import ClusterProfile, resolve_profile
 from subgame.errors import InvalidInput
 
 EXECUTORS = ("dask", "serial")
+ORCHESTRATIONS = ("auto", "prefect", "none")
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,19 @@ class RunOptions:
     force: Annotated[bool, typer.Option(
         "--force", help="Run even when the estimates say the store or a worker's memory "
                         "will not fit.")] = False
+    orchestrate: Annotated[Literal[ORCHESTRATIONS], typer.Option(
+        "--orchestrate", help="prefect: a Prefect flow run; none: in this process, no "
+                              "Prefect; auto: in this process (serial, no Prefect, no Dask) "
+                              "when the plan is small and names no --cluster, --scheduler "
+                              "or --workers, else a flow run.")] = "auto"
     progress: bool = False  # progress bars (the CLI shows them unless --json)
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
             raise InvalidInput(f"unknown executor {self.executor!r}; choose one of {EXECUTORS}")
+        if self.orchestrate not in ORCHESTRATIONS:
+            raise InvalidInput(f"unknown orchestration {self.orchestrate!r}; choose one of "
+                               f"{ORCHESTRATIONS}")
         for name in ("workers", "max_steps"):
             value = getattr(self, name)
             if value is not None and value < 1:
@@ -60,8 +69,16 @@ class RunOptions:
         if self.executor == "dask":
             self.cluster_profile()  # a bad profile fails here, before any store is touched
 
+    def names_workers(self) -> bool:
+        """The run names where to compute (a cluster, a scheduler, local workers)."""
+        return bool(self.cluster or self.scheduler or self.workers)
+
     def cluster_profile(self) -> ClusterProfile:
-        return resolve_profile(self.cluster, self.scheduler, self.workers)
+        """The profile these options name, resolved (a YAML read) once per options object."""
+        if "_profile" not in self.__dict__:  # a frozen dataclass: cached beside its fields
+            object.__setattr__(self, "_profile",
+                               resolve_profile(self.cluster, self.scheduler, self.workers))
+        return self.__dict__["_profile"]
 
 
 # The options a user sets on the command line (``progress`` follows from --json).

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from subgame import families
 from subgame.cli import _parameters, build_app
-from subgame.engine import refuse_early, run_computation
+from subgame.engine import check_run, run_computation
 from subgame.estimate import DoesNotFit, RunEstimate
 from subgame.families.gops.plan import GopsConfig
 from subgame.families.guess_who.plan import GuessWhoConfig
@@ -104,13 +104,13 @@ def test_the_decision_names_each_limit_and_force_skips_it(tmp_path):
                           "worker_peak_bytes": None})  # an unknown peak is not checked
     assert fits.unfit() == [] and fits.as_dict()["fits"]
     # The engine's check: 20 TiB of GOPS N = 16 is refused, and --force lets it through
-    # (refuse_early writes nothing either way).
+    # (check_run writes nothing either way).
     config, store = GopsConfig(cards=16), str(tmp_path / "s.zarr")
     with pytest.raises(DoesNotFit):
-        refuse_early(config, RunOptions(store=store, executor="serial"))
-    url, grown, stored = refuse_early(config, RunOptions(store=store, executor="serial",
-                                                         force=True))
-    assert grown == config and stored is None and not (tmp_path / "s.zarr").exists()
+        check_run(config, RunOptions(store=store, executor="serial"))
+    checked = check_run(config, RunOptions(store=store, executor="serial", force=True))
+    assert checked.config == config and checked.stored is None
+    assert checked.estimate.unfit() and not (tmp_path / "s.zarr").exists()
 
 
 @pytest.mark.parametrize("args, remedy", [

@@ -62,8 +62,9 @@ def test_a_run_of_a_built_in_family_loads_that_family_alone(tmp_path):
 
 
 def test_steps_of_one_shard_run_in_process_without_a_cluster(tmp_path):
-    store = str(tmp_path / "s.zarr")
-    (report,), probe = run_probe(tmp_path, "toy", "--shards", "1", "--store", store)
+    store = str(tmp_path / "s.zarr")  # a flow run (forced) skips the cluster all the same
+    (report,), probe = run_probe(tmp_path, "toy", "--shards", "1", "--orchestrate", "prefect",
+                                 "--store", store)
     assert (probe["code"], probe["prefect"], probe["distributed"]) == (0, True, False)
     assert report["shards_computed"] == 4 + 1
 

@@ -1,7 +1,7 @@
 """The one Prefect flow: run a family's computations, one Prefect task per step.
 
 Deployments (deploy/prefect.yaml) and the CLI both call it with the family's name, its
-options as a mapping, and the typed run options.
+options as a mapping, and the typed run options; the CLI adds the runs it checked.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from prefect import flow
 
 from subgame import families
-from subgame.engine import run_computation
+from subgame.engine import Checked, check_run, run_computation
 from subgame.errors import InvalidInput, SubgameError
 from subgame.options import RunOptions
 from subgame.tasks.step import solve_step_task
@@ -33,6 +33,22 @@ class _UserErrorsWithoutTraceback(logging.Filter):
 logging.getLogger("prefect.flow_runs").addFilter(_UserErrorsWithoutTraceback())
 
 
+class UserErrorsToCaller(logging.Filter):
+    """While the CLI runs the flow, a user's mistake met inside it (a lock another run took
+    meanwhile) is the CLI's one line to say: Prefect's log lines about it are dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], SubgameError))
+
+    def __enter__(self) -> "UserErrorsToCaller":
+        # First: the filter above would strip the error it looks for.
+        logging.getLogger("prefect.flow_runs").filters.insert(0, self)
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        logging.getLogger("prefect.flow_runs").removeFilter(self)
+
+
 def family_options(family: str, config: dict[str, Any]):
     """The family's typed options from a mapping (a deployment's parameters, the CLI's)."""
     chosen = families.get(family)
@@ -43,12 +59,16 @@ def family_options(family: str, config: dict[str, Any]):
 
 
 @flow(name="subgame-run", flow_run_name="{family}")
-def run_flow(family: str, config: dict[str, Any],
-             options: RunOptions = RunOptions()) -> list[dict[str, Any]]:
-    """Compute (or resume) every computation a family's options ask for."""
-    chosen = families.get(family)
-    return [run_computation(computation, options, solve_step_task).as_dict()
-            for computation in chosen.computations(family_options(family, config))]
+def run_flow(family: str, config: dict[str, Any], options: RunOptions = RunOptions(),
+             checked: Any = None) -> list[dict[str, Any]]:
+    """Compute (or resume) every computation a family's options ask for. A deployment
+    gives the options as mappings and each computation is checked here; the CLI, which
+    has checked them already, also passes its `engine.Checked` (runs and listener)."""
+    if checked is None:
+        checked = Checked([check_run(computation, options) for computation in
+                           families.get(family).computations(family_options(family, config))])
+    return [run_computation(run, options, solve_step_task, checked.listener,
+                            "Prefect flow").as_dict() for run in checked.runs]
 
 
 if __name__ == "__main__":  # python -m subgame.flows.run FAMILY '{"option": value, ...}'

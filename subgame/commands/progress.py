@@ -1,0 +1,45 @@
+"""The terminal's progress display, a listener the CLI attaches to a run (the engine draws
+nothing itself)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from subgame.engine import RunListener
+from subgame.plan import Step
+
+
+class ProgressDisplay(RunListener):
+    """Steps, and the shards of the current step, with elapsed time and rich's estimate of
+    the time left from the recent pace: good within a step's shards, optimistic across
+    steps, which grow with the level."""
+
+    progress: Progress | None = None
+
+    def run_started(self, computation: str, steps: int, steps_done: int) -> None:
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+                                 TimeRemainingColumn(), transient=False)
+        self.progress.start()
+        self.steps = self.progress.add_task(f"{computation} steps", total=steps,
+                                            completed=steps_done)
+
+    def step_started(self, stage: str, step: Step, pending: int) -> None:
+        self.shards = self.progress.add_task(f"  {stage} {step.name} shards",
+                                             total=step.shards,
+                                             completed=step.shards - pending)
+
+    def shard_done(self, step: Step, metrics: Mapping[str, Any]) -> None:
+        self.progress.advance(self.shards)
+
+    def step_finished(self, step: Step, result: Mapping[str, Any]) -> None:
+        self.progress.remove_task(self.shards)
+        self.progress.advance(self.steps)
+
+    def run_finished(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None

@@ -1,0 +1,94 @@
+"""The run path as light as the work: a small plan runs in process (no Prefect, no Dask) into
+the same store a flow run writes; a temporary Prefect server that cannot start leaves the
+run to finish without Prefect, with one warning line; a Ctrl-C while modules still import
+is one line and exit 130."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import zarr
+
+from tests.ops_helpers import ROOT, finish, subgame, subprocess_env
+from tests.test_everyday import run_probe
+from tests.toy_family.plan import ToyConfig, expected
+
+TOY = ToyConfig(levels=4, shards=2)
+TOY_ARGS = ("toy", "--levels", "4", "--shards", "2")
+
+
+def stored_values(store: str) -> np.ndarray:
+    group = zarr.open_group(store, mode="r")[TOY.group_path()]
+    assert group.attrs["complete"]
+    return group["values"][:]
+
+
+def test_a_small_plan_runs_in_process_and_resumes_there(tmp_path):
+    store = str(tmp_path / "s.zarr")
+    # No Prefect server answers at this address: a run that used Prefect would fail.
+    dead = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    (first,), probe = run_probe(tmp_path, *TOY_ARGS, "--max-steps", "2", "--store", store,
+                                **dead)
+    assert (probe["code"], probe["prefect"], probe["distributed"]) == (0, False, False)
+    assert first["orchestration"] == "in process" and first["steps_computed"] == ["k=0", "k=1"]
+    (second,), probe = run_probe(tmp_path, *TOY_ARGS, "--store", store, **dead)
+    assert (probe["code"], probe["prefect"]) == (0, False)
+    assert second["steps_computed"] == ["k=2", "k=3", "distinct"]
+    np.testing.assert_array_equal(stored_values(store), expected(4, 2))
+
+
+def test_a_forced_flow_run_writes_the_same_store(tmp_path):
+    store = str(tmp_path / "s.zarr")
+    (report,), probe = run_probe(tmp_path, *TOY_ARGS, "--orchestrate", "prefect",
+                                 "--store", store)
+    assert (probe["code"], probe["prefect"]) == (0, True)
+    assert report["orchestration"] == "Prefect flow" and report["shards_computed"] == 4 * 2 + 1
+    np.testing.assert_array_equal(stored_values(store), expected(4, 2))
+
+
+def test_a_temporary_server_that_cannot_start_leaves_the_run_to_finish(tmp_path):
+    env = subprocess_env(tmp_path, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1",
+                         SUBGAME_SERVER_PORT="9")  # and no server on "this machine's port"
+    env.pop("PREFECT_API_URL")
+    store = str(tmp_path / "s.zarr")
+    status, reports, err = finish(subgame("run", *TOY_ARGS, "--orchestrate", "prefect",
+                                          "--store", store, "--json", env=env), timeout=300)
+    assert status == 0, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(
+        "warning: Prefect's temporary server did not start") and \
+        "subgame server start" in lines[0] and "PREFECT_API_URL" in lines[0], err
+    assert reports[0]["orchestration"] == "in process"
+    np.testing.assert_array_equal(stored_values(store), expected(4, 2))
+
+
+def test_ctrl_c_while_modules_import_is_one_line_and_exit_130(tmp_path):
+    """The signal is sent as soon as the run's process reports its first import after the
+    handler's (`-X importtime` writes each import to stderr as it finishes)."""
+    run = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "subgame.cli", "run",
+                            *TOY_ARGS, "--store", str(tmp_path / "s.zarr")], cwd=ROOT,
+                           env=subprocess_env(tmp_path), stderr=subprocess.PIPE, text=True)
+    for line in run.stderr:
+        if line.rstrip().endswith("| typer"):  # imported after subgame.interrupts
+            run.send_signal(signal.SIGINT)
+            break
+    err = [line for line in run.stderr if not line.startswith("import time:")]
+    assert run.wait(timeout=120) == 130, err
+    assert len(err) == 1 and err[0].startswith("interrupted after 0 steps"), err
+    assert not (tmp_path / "s.zarr").exists()
+
+
+def test_the_summary_says_which_way_the_run_went(tmp_path):
+    store = str(tmp_path / "s.zarr")
+    out = subprocess.run([sys.executable, "-m", "subgame.cli", "run", *TOY_ARGS, "--store",
+                          store], cwd=ROOT, env=subprocess_env(tmp_path), capture_output=True,
+                         text=True, timeout=300).stdout
+    assert out.strip().splitlines()[-1].endswith("in this process (no Prefect)"), out
+    assert json.loads(subprocess.run(
+        [sys.executable, "-m", "subgame.cli", "status", "--store", store, "--json"], cwd=ROOT,
+        env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=300).stdout
+    )["computations"][0]["steps_finished"] == 5
