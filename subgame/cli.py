@@ -175,7 +175,7 @@ def _group(**settings: Any) -> typer.Typer:
 
 def build_app(only: str | None = None) -> typer.Typer:
     """The whole command tree, or the house's commands and one family's (`only`)."""
-    from subgame.commands import export, serve, status, upgrade, verify_store
+    from subgame.commands import export, serve, server, status, upgrade, verify_store
 
     app = _group(pretty_exceptions_enable=False,  # `subgame --install-completion` sets up tab
                  help="Exact solutions of small games, level by level, kept in a Zarr "
@@ -207,6 +207,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     app.command("status")(status.status)
     app.command("upgrade")(upgrade.upgrade)
     app.command("serve")(serve.serve)
+    app.add_typer(server.app, name="server")
     return app
 
 

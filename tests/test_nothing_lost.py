@@ -170,7 +170,8 @@ def test_a_killed_run_leaves_no_server_or_worker_behind(tmp_path):
     store = str(tmp_path / "s.zarr")
     run = subgame("run", "toy", "--levels", "40", "--delay", "0.5", "--store", store,
                   "--workers", "1", env=env)
-    wait_for(lambda: Path(store, "toy/S3-M7/_markers/00000/c/0").exists(), timeout=120)
+    # Generous: on a loaded machine the temporary server alone may take a minute or more.
+    wait_for(lambda: Path(store, "toy/S3-M7/_markers/00000/c/0").exists(), timeout=600)
     children = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
                 if _parent(pid) == run.pid]
     tags = {_tag(pid) for pid in children} - {None}

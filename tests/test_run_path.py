@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 
+import httpx
 import numpy as np
 import zarr
 
@@ -92,3 +93,30 @@ def test_the_summary_says_which_way_the_run_went(tmp_path):
         [sys.executable, "-m", "subgame.cli", "status", "--store", store, "--json"], cwd=ROOT,
         env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=300).stdout
     )["computations"][0]["steps_finished"] == 5
+
+
+def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
+    port = "4371"
+    env = subprocess_env(tmp_path, SUBGAME_SERVER_PORT=port)
+    env.pop("PREFECT_API_URL")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "subgame.cli", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    started = cli("server", "start")
+    assert started.returncode == 0 and f"127.0.0.1:{port}" in started.stdout, started.stderr
+    try:
+        assert cli("server", "status").returncode == 0
+        store = str(tmp_path / "s.zarr")
+        run = cli("run", *TOY_ARGS, "--orchestrate", "prefect", "--store", store, "--json")
+        assert run.returncode == 0 and run.stderr == "", run.stderr  # no temporary server
+        assert json.loads(run.stdout)[0]["orchestration"] == "Prefect flow"
+        flow_runs = httpx.post(f"http://127.0.0.1:{port}/api/flow_runs/filter", json={},
+                               timeout=60).json()  # the run reported to this server
+        assert [flow_run["state_type"] for flow_run in flow_runs] == ["COMPLETED"]
+        np.testing.assert_array_equal(stored_values(store), expected(4, 2))
+    finally:
+        stopped = cli("server", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert cli("server", "status").returncode == 1
