@@ -87,7 +87,8 @@ class Family:
     configuration (see `subgame upgrade`). ``answer`` is the function behind `subgame query
     <name>` (its options as keywords, ``store`` among them), returning what ``--json``
     prints: the Python API (`subgame.query`) calls it. ``table`` likewise returns a
-    pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`."""
+    pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`.
+    ``sizes`` and ``rates`` name the step metrics `subgame status` shows."""
 
     name: str
     options: type
@@ -98,3 +99,5 @@ class Family:
     summary: str = ""
     answer: Callable[..., Mapping[str, Any]] | None = None
     table: Callable[..., Any] | None = None
+    sizes: tuple[str, ...] = ()  # what a step holds (its info), as `subgame status` shows
+    rates: tuple[str, ...] = ()  # what a step's run computed, shown per second

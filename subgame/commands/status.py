@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from subgame import families
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
+from subgame.errors import InvalidInput
+from subgame.family import Family
 from subgame.storage import find_computations, resolve_store
 
 
-# What a step holds, when its family records it; and what its last run computed per second.
-SIZE_COLUMNS = ("cells", "states", "matrix_games", "bytes_on_disk")
-RATE_COLUMNS = ("cells", "states", "games", "deck_sizes")
 LABELS = {"seconds": "s", "matrix_games": "games", "bytes_on_disk": "disk",
           "deck_sizes/s": "n/s"}
 
@@ -21,6 +21,15 @@ def _human(value: float) -> str:
             return f"{value:.3g}{unit}"
         value /= 1000
     return f"{value:.3g}P"
+
+
+def declared(name: str | None) -> Family:
+    """The family's declared step metrics (what a step holds, what its run computed per
+    second); none for a family this installation does not know."""
+    try:
+        return families.get(name)
+    except InvalidInput:
+        return Family(str(name), object, {})
 
 
 @user_errors
@@ -36,8 +45,10 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
             table = Table(title=f"{comp['computation']}  ({comp['steps_finished']}/"
                                 f"{comp['steps_total']} steps, "
                                 f"{comp['bytes_on_disk'] / 1e6:.1f} MB)")
-            sizes = [key for key in SIZE_COLUMNS if any(key in st for st in comp["steps"])]
-            rates = [key for key in RATE_COLUMNS
+            family = declared(comp["family"])
+            sizes = [key for key in (*family.sizes, "bytes_on_disk")
+                     if any(key in st for st in comp["steps"])]
+            rates = [key for key in family.rates
                      if any(key in st.get("computed", {}) for st in comp["steps"])]
             for column in ("step", "shards", "state", "seconds", *sizes,
                            *(f"{key}/s" for key in rates)):

@@ -8,4 +8,5 @@ FAMILY = Family(NAME, ClueConfig, {"query": commands.query, "plot": commands.plo
                 tools={"infer": commands.infer_command}, answer=commands.answer,
                 table=commands.table,
                 summary="Generalized Clue: tournaments of deduction strategies over a grid of "
-                        "players, hand sizes and hidden cards; exact inference at the table.")
+                        "players, hand sizes and hidden cards; exact inference at the table.",
+                rates=("games",))

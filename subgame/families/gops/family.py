@@ -15,4 +15,5 @@ def upgrade(old: dict) -> GopsConfig:
 FAMILY = Family(NAME, GopsConfig, {"query": commands.query, "plot": commands.plot},
                 tools={"evaluate": commands.evaluate, "play": commands.play},
                 upgrade=upgrade, answer=commands.answer, table=commands.table,
-                summary="Every GOPS subgame: values and optimal mixed bids.")
+                summary="Every GOPS subgame: values and optimal mixed bids.",
+                sizes=("states", "matrix_games"), rates=("states", "games"))

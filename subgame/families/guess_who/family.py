@@ -13,4 +13,5 @@ def upgrade(old: dict) -> GuessWhoConfig:
 FAMILY = Family(NAME, GuessWhoConfig, {"query": commands.query, "plot": commands.plot,
                                        "verify": commands.verify}, upgrade=upgrade,
                 answer=commands.answer, table=commands.table,
-                summary="Exact Guess Who tables (O'Neill) with optimal move sets.")
+                summary="Exact Guess Who tables (O'Neill) with optimal move sets.",
+                sizes=("cells",), rates=("cells",))

@@ -17,4 +17,5 @@ FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands
                 computations=computations, upgrade=upgrade, answer=commands.answer,
                 table=commands.table,
                 summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
-                        "Monte Carlo.")
+                        "Monte Carlo.",
+                rates=("deck_sizes", "states", "games"))
