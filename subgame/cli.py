@@ -12,6 +12,7 @@ if sys.argv[1:2] == ["run"] and (__name__ == "__main__" or sys.argv[0].endswith(
     interrupts.install()  # before every other import: a Ctrl-C from the first instruction on
 
 import inspect  # noqa: E402
+import logging  # noqa: E402
 import os  # noqa: E402
 from contextlib import ExitStack  # noqa: E402
 from dataclasses import MISSING, asdict, fields, replace  # noqa: E402
@@ -122,6 +123,10 @@ def third_party_logs(verbose: bool, quiet: bool) -> None:
         raise InvalidInput("--quiet and --verbose contradict each other; give one")
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        # Prefect's background senders say, at exit, that they are still draining (after a
+        # refusal's one line, say): nothing for the user to act on.
+        for sender in ("EventsWorker", "APILogWorker"):
+            logging.getLogger(sender).setLevel(logging.ERROR)
 
 
 def run_command(family: Family):
