@@ -2,9 +2,10 @@
 
 A run that uses Prefect asks, in order: `PREFECT_API_URL` (set, or in Prefect's profile),
 a server answering on this machine's port 4200 (`$SUBGAME_SERVER_PORT`: `subgame server
-start`, `prefect server start`, `subgame serve`'s), else Prefect's temporary server, started in a thread as
-soon as the run knows it needs one, so that its start-up (seconds on a busy machine)
-overlaps the run's own imports and preparation. The temporary server gets
+start`, `prefect server start`, `subgame serve`'s), else Prefect's temporary server, started
+in a thread as soon as the run knows it needs one, so that its start-up (seconds on a busy
+machine) overlaps the rest: the checks, plan and estimate where the flow is forced
+(`--orchestrate prefect`, a named cluster), the flow's imports where the estimate chose it. The temporary server gets
 `PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS` to answer, `STARTUP_SECONDS` unless the
 user sets it (Prefect's own 20 s is missed on a loaded 2-core machine); after
 `WAIT_NOTICE_SECONDS` of waiting the terminal says what it waits for. A server that does not
@@ -19,8 +20,6 @@ import sys
 import threading
 import time
 import urllib.request
-
-from subgame import interrupts
 
 PORT_SETTING = "SUBGAME_SERVER_PORT"  # where `subgame server start` listens and runs look
 DEFAULT_PORT = 4200  # Prefect's own default (`prefect server start`)
