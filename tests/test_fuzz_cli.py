@@ -188,12 +188,16 @@ def in_process(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(watchdog, "guard", lambda: None)  # no watchdog process per call
     monkeypatch.setattr(interrupts, "install", lambda: None)  # pytest keeps its Ctrl-C
     monkeypatch.setattr(subgame.flows.run, "run_flow", _started)
+    monkeypatch.setattr(cli, "run_here", _started)  # a small plan's run, in process
     monkeypatch.setattr(prefect, "serve", _started)
 
 
 def test_no_input_is_an_internal_error(small_store, tmp_path, in_process):
     inputs = Inputs(tmp_path, small_store)
-    commands = sorted(_commands(typer.main.get_command(cli.build_app())))
+    # `server` starts and stops a long-lived process, and takes no input to refuse
+    # (tests/test_run_path.py runs it once).
+    commands = sorted((words, command) for words, command in
+                      _commands(typer.main.get_command(cli.build_app())) if words[0] != "server")
     assert {words[0] for words, _ in commands} >= {"run", "query", "plot", "verify", "status",
                                                   "upgrade", "gops", "clue"}
     rng = random.Random(SEED)
