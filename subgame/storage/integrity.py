@@ -402,13 +402,8 @@ def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
     damages = scan(store.url, plan.group_path, specs)
     recorded = {**specs, **recorded_specs(store.group.attrs)}
     for damage in damages:
-        if damage.chunk is None and damage.array in recorded:
-            spec = recorded[damage.array]
-            for depth in range(1, spec.path.count("/") + 1):  # the subgroups above it
-                parent = spec.path.rsplit("/", depth)[0]
-                if not isinstance(parse(files.document(parent)), dict):
-                    _write(files, parent, PLAIN_GROUP)
-            _write(files, damage.array, array_document(spec))
+        if damage.chunk is None:
+            _restore_document(files, damage.array, recorded)
     chunk_damages = [damage for damage in scan(store.url, plan.group_path, specs)
                      if damage.chunk is not None]
     pending: dict[int, set[int]] = {}
@@ -429,13 +424,24 @@ def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
     if constants:
         store.group.attrs["constants_done"] = sorted(
             set(store.group.attrs.get("constants_done", [])) - constants)
-    for damage in damages + chunk_damages:
-        unknown = damage.chunk is None and damage.array not in recorded
-        if damage.chunk is not None or unknown:  # a chunk, or metadata the plan does not own
-            target = f"{files.base}/{damage.array}"
-            if damage.chunk is not None:
-                target += "/c/" + "/".join(map(str, damage.chunk))
-            if files.fs.exists(target):
-                files.fs.rm(target, recursive=True)
-                failpoint("repair:deleted-one")
+    for damage in chunk_damages:
+        target = f"{files.base}/{damage.array}/c/" + "/".join(map(str, damage.chunk))
+        if files.fs.exists(target):
+            files.fs.rm(target)
+            failpoint("repair:deleted-one")
     return damages + [d for d in chunk_damages if d.key not in {x.key for x in damages}]
+
+
+def _restore_document(files: _Files, path: str, specs: Mapping[str, ArraySpec]) -> None:
+    """Write back a damaged document: an array's from its spec, a group above the plan's
+    arrays as a plain group; anything else is not the plan's and goes (nothing reads it)."""
+    if path in specs:
+        for depth in range(1, path.count("/") + 1):  # the subgroups above it
+            parent = path.rsplit("/", depth)[0]
+            if _unreadable(files.document(parent)):
+                _write(files, parent, PLAIN_GROUP)
+        _write(files, path, array_document(specs[path]))
+    elif any(spec.startswith(f"{path}/") for spec in specs):
+        _write(files, path, PLAIN_GROUP)
+    elif files.fs.exists(f"{files.base}/{path}"):
+        files.fs.rm(f"{files.base}/{path}", recursive=True)
