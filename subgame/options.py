@@ -50,6 +50,10 @@ class RunOptions:
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
             raise InvalidInput(f"unknown executor {self.executor!r}; choose one of {EXECUTORS}")
+        for name in ("scheduler", "cluster"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                raise InvalidInput(f"--{name} is empty; give one or leave the option out")
         for name in ("workers", "max_steps"):
             value = getattr(self, name)
             if value is not None and value < 1:
