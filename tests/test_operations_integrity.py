@@ -122,3 +122,39 @@ def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
     assert (code, damaged) == (0, [])
     result = CliRunner().invoke(app, ["verify", "--store", str(tmp_path / "missing.zarr")])
     assert result.exit_code == 2 and "no subgame store" in result.output
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 400 kB tmpfs (the store needs about 1.6 MB), grown to 64 MB by ``grow()``."""
+    import subprocess
+
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(folder)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+
+    def grow() -> None:
+        subprocess.run(["mount", "-o", "remount,size=64m", str(folder)], check=True)
+
+    yield folder, grow
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, reference):
+    folder, grow = small_disk
+    store = str(folder / "s.zarr")
+    args = ["run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--store", store,
+            "--executor", "serial", "-q", "--force"]  # --force: past the estimate's refusal
+    full = CliRunner().invoke(app, args)
+    lines = [line for line in full.output.splitlines() if line.strip()]
+    assert full.exit_code == 5, full.output  # the machine's refusal: not 1, not a bug
+    assert len(lines) == 1 and "No space left on device" in lines[0] and store in lines[0]
+    assert "run the same command again" in lines[0]
+    grow()  # space freed
+    resumed = CliRunner().invoke(app, args)
+    assert resumed.exit_code == 0, resumed.output
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
