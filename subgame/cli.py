@@ -5,6 +5,7 @@ verify --store, upgrade and serve are the house's own."""
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import sys
 import urllib.request
@@ -102,6 +103,9 @@ def third_party_logs(verbose: bool, quiet: bool) -> None:
         raise InvalidInput("--quiet and --verbose contradict each other; give one")
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        # A local cluster's nanny kills a worker slow to exit at close ("still alive after
+        # 4.0 seconds, killing"): every shard was marked by then, so it is no news.
+        logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
 
 
 def run_command(family: Family):

@@ -170,7 +170,8 @@ def user_errors(command: Callable) -> Callable:
                 _one_line(f"error: {machine}")
                 raise typer.Exit(MACHINE) from None
             if isinstance(exc, ValueError) and "checksum" in str(exc):
-                _one_line(f"error: a stored chunk is damaged ({exc}); `subgame verify --store "
+                # (zarr's message prints the raw checksum bytes, which garble a terminal)
+                _one_line("error: a stored chunk fails its checksum; `subgame verify --store "
                           "S` names it and `subgame run ... --repair` recomputes it")
                 raise typer.Exit(3) from None
             _one_line(f"internal error: {type(exc).__name__}: {exc} "

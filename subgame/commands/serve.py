@@ -1,5 +1,9 @@
 """`subgame serve`: run the deployments of deploy/prefect.yaml, schedules included, in this
-process, for users without a work pool (Prefect's `serve`; it needs a Prefect server)."""
+process, for users without a work pool (Prefect's `serve`; it needs a Prefect server).
+
+The file ships inside the package (`subgame/flows/prefect.yaml`, package data; the source
+tree's deploy/prefect.yaml links to it), so a wheel install serves it too; --file takes
+another."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import yaml
 from subgame.commands.common import console, user_errors
 from subgame.errors import InvalidInput
 
-DEPLOYMENTS_FILE = Path(__file__).resolve().parents[2] / "deploy" / "prefect.yaml"
+DEPLOYMENTS_FILE = Path(__file__).resolve().parents[1] / "flows" / "prefect.yaml"
 
 
 @dataclass(frozen=True)
