@@ -197,12 +197,12 @@ def scan(url: str, group_path: str, plan_specs: Mapping[str, ArraySpec] | None =
             try:
                 sound[path] = (_open_array(url, f"{group_path}/{path}"), spec)
             except Exception as exc:  # noqa: BLE001 - any failure to parse is damage
-                reason = f"metadata (zarr.json) invalid ({type(exc).__name__})"
+                reason = f"invalid metadata (zarr.json: {type(exc).__name__})"
         if reason is not None:
             damages.append(Damage(group_path, path, None, None, None, None, reason))
     if not attrs.get(TEMPLATES_ATTR):
         damages += [Damage(group_path, path, None, None, None, None,
-                           "metadata (zarr.json) missing")
+                           "missing metadata (zarr.json)")
                     for path in sorted(published - documents - set(specs))]
     constants = set(attrs.get("constants_done") or [])
     for path, (array, spec) in sound.items():
@@ -216,7 +216,7 @@ def _unreadable(document: bytes | None) -> str | None:
     found = parse(document)
     if isinstance(found, dict) and found.get("node_type") in ("group", "array"):
         return None
-    return "metadata (zarr.json) unreadable"
+    return "unreadable metadata (zarr.json)"
 
 
 def _markers(url: str, path: str) -> np.ndarray:

@@ -70,10 +70,10 @@ def array_differs(stored: bytes | None, spec: ArraySpec) -> str | None:
     """Why a stored array document is not the spec's (None: it is): missing, unreadable,
     or which fields differ."""
     if stored is None:
-        return "metadata (zarr.json) missing"
+        return "missing metadata (zarr.json)"
     found = parse(stored)
     if not isinstance(found, dict) or found.get("node_type") != "array":
-        return "metadata (zarr.json) unreadable"
+        return "unreadable metadata (zarr.json)"
     expected = json.loads(array_document(spec))
     differ = sorted(key for key in set(found) | set(expected)
                     if found.get(key) != expected.get(key))
