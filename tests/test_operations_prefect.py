@@ -159,3 +159,20 @@ def test_every_deployment_names_a_flow_and_its_parameters():
             Cron(schedule["cron"], timezone=schedule["timezone"])  # raises on a bad one
         assert deployment["work_pool"]["name"] == "subgame-process"
     assert families == {"guess-who", "gops", "higher-lower"}
+
+
+def test_the_deployments_file_ships_inside_the_package():
+    """`subgame serve` reads its default deployments file from the package (a wheel install
+    has no deploy/ folder): package data names it, and the source tree's deploy/prefect.yaml
+    is that same file."""
+    import tomllib
+
+    import subgame
+    from subgame.commands.serve import DEPLOYMENTS_FILE, read_deployments
+
+    package = Path(subgame.__file__).resolve().parent
+    assert DEPLOYMENTS_FILE.is_file() and package in DEPLOYMENTS_FILE.parents
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert str(DEPLOYMENTS_FILE.relative_to(package)) in data["package-data"]["subgame"]
+    assert (ROOT / "deploy" / "prefect.yaml").resolve() == DEPLOYMENTS_FILE
+    assert read_deployments(DEPLOYMENTS_FILE)
