@@ -124,17 +124,23 @@ def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
     assert result.exit_code == 2 and "no subgame store" in result.output
 
 
+def mount_tmpfs(folder: Path, size: str) -> None:
+    import subprocess
+
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                              str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 400 kB tmpfs (the store needs about 1.6 MB), grown to 64 MB by ``grow()``."""
     import subprocess
 
     folder = tmp_path / "disk"
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(folder)],
-                             capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    mount_tmpfs(folder, "400k")
 
     def grow() -> None:
         subprocess.run(["mount", "-o", "remount,size=64m", str(folder)], check=True)
@@ -158,3 +164,13 @@ def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, refere
     assert resumed.exit_code == 0, resumed.output
     assert_stores_equal(reference, store)
     assert verify(store) == (0, [])
+
+
+def test_an_export_that_will_not_fit_is_refused_before_writing(small_disk, reference):
+    folder, _ = small_disk
+    (folder / "ballast").write_bytes(bytes(380 * 1024))  # leaves under the table's 45 kB
+    out = folder / "table.csv"
+    result = CliRunner().invoke(app, ["export", "guess-who", "--store", reference, "--out",
+                                      str(out)])
+    assert result.exit_code == 2 and "would take about" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()
