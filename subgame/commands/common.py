@@ -8,7 +8,7 @@ import inspect
 import json
 import os
 import sys
-from typing import Annotated, Any, Callable, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Callable, Optional, get_args, get_origin, get_type_hints
 
 import typer
 from rich.console import Console
@@ -73,8 +73,8 @@ def options_of(function: Callable[..., Any]) -> list[inspect.Parameter]:
 def _strict_integer(info: Any) -> Callable[[Any], int]:
     """The parser of an integer option: ASCII digits only, within the option's min/max.
     (Typer's own conversion is pydantic's lax one: it takes "8.0" for 8.)"""
-    def parse(text: Any) -> int:
-        if isinstance(text, int) and not isinstance(text, bool):
+    def parse(text: Any) -> int | None:
+        if text is None or (isinstance(text, int) and not isinstance(text, bool)):
             return text  # the declared default
         try:
             value = integer_text("it", str(text))
@@ -92,11 +92,12 @@ def _strict_integer(info: Any) -> Callable[[Any], int]:
 
 
 def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
-    """Every ``int`` option parsed by `_strict_integer` (a copy of its typer.Option)."""
+    """Every ``int`` (or optional int) option parsed by `_strict_integer` (a copy of its
+    typer.Option)."""
     changed = []
     for parameter in parameters:
         hint = parameter.annotation
-        if get_origin(hint) is Annotated and get_args(hint)[0] is int:
+        if get_origin(hint) is Annotated and get_args(hint)[0] in (int, Optional[int]):
             base, *extras = get_args(hint)
             extras = [copy.copy(extra) if isinstance(extra, OptionInfo) and extra.parser is None
                       else extra for extra in extras]
