@@ -161,18 +161,20 @@ def test_every_deployment_names_a_flow_and_its_parameters():
     assert families == {"guess-who", "gops", "higher-lower"}
 
 
-def test_the_deployments_file_ships_inside_the_package():
-    """`subgame serve` reads its default deployments file from the package (a wheel install
-    has no deploy/ folder): package data names it, and the source tree's deploy/prefect.yaml
-    is that same file."""
+
+def test_the_deployments_file_is_installed_with_the_package(tmp_path):
+    """`subgame serve` without --file: the source tree's deploy/prefect.yaml, else the copy
+    a wheel installs (pyproject's data-files put it under <prefix>/share/subgame/)."""
     import tomllib
 
-    import subgame
-    from subgame.commands.serve import DEPLOYMENTS_FILE, read_deployments
+    from subgame.commands.serve import (INSTALLED_DEPLOYMENTS, SOURCE_DEPLOYMENTS,
+                                        default_deployments)
 
-    package = Path(subgame.__file__).resolve().parent
-    assert DEPLOYMENTS_FILE.is_file() and package in DEPLOYMENTS_FILE.parents
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert str(DEPLOYMENTS_FILE.relative_to(package)) in data["package-data"]["subgame"]
-    assert (ROOT / "deploy" / "prefect.yaml").resolve() == DEPLOYMENTS_FILE
-    assert read_deployments(DEPLOYMENTS_FILE)
+    assert data["data-files"]["share/subgame"] == ["deploy/prefect.yaml"]
+    assert INSTALLED_DEPLOYMENTS.parts[-3:] == ("share", "subgame", "prefect.yaml")
+    assert default_deployments() == SOURCE_DEPLOYMENTS == ROOT / "deploy" / "prefect.yaml"
+    installed = tmp_path / "share" / "subgame" / "prefect.yaml"  # a wheel install's layout
+    installed.parent.mkdir(parents=True)
+    installed.write_text(SOURCE_DEPLOYMENTS.read_text())
+    assert default_deployments((tmp_path / "no" / "deploy.yaml", installed)) == installed
