@@ -127,6 +127,9 @@ def third_party_logs(verbose: bool, quiet: bool) -> None:
         # refusal's one line, say): nothing for the user to act on.
         for sender in ("EventsWorker", "APILogWorker"):
             logging.getLogger(sender).setLevel(logging.ERROR)
+        # A local cluster's nanny kills a worker slow to exit at close ("still alive after
+        # 4.0 seconds, killing"): every shard was marked by then, so it is no news.
+        logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
 
 
 def run_command(family: Family):

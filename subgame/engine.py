@@ -24,7 +24,7 @@ from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
 from subgame.storage import ComputationStore, resolve_store
-from subgame.storage.integrity import repair_damage
+from subgame.storage.integrity import repair_damage, restore_groups
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
 from subgame.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
@@ -146,6 +146,8 @@ def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
     a worker's peak memory beyond what is free (unless --force; --dry-run prints them)."""
     url = resolve_store(options.store)
     check_store_location(url)
+    if options.repair and not options.dry_run:  # before any group's metadata is read
+        restore_groups(url, config.group_path(), config.identity(), config.extent())
     stored = ComputationStore.stored_attrs(url, config.group_path())
     ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
     StoreLock(url, config.group_path()).check()

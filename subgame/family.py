@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
-from subgame.errors import InvalidInput
+from subgame.errors import InvalidInput, integer_text
 
 if TYPE_CHECKING:
     from subgame.plan import Plan
@@ -21,15 +21,20 @@ if TYPE_CHECKING:
 
 def parse_int_list(option: str, text: str, lower: int, upper: int) -> tuple[int, ...]:
     """A comma-separated option of integers in [lower, upper], e.g. '8,13' -> (8, 13), in
-    the order given and without repeats; anything else (an empty entry too) is refused."""
+    the order given; anything else (an empty entry, a repeat: a grid has each value once,
+    digits other than ASCII's) is refused."""
     try:
-        values = tuple(int(v) for v in str(text).split(","))
-    except ValueError:
+        values = tuple(integer_text(option, v) for v in str(text).split(","))
+    except InvalidInput:
         values = ()
     if not values or not all(lower <= v <= upper for v in values):
         raise InvalidInput(f"{option} takes a comma-separated list of integers in "
                            f"{lower}..{upper}; got {text!r}")
-    return tuple(dict.fromkeys(values))
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise InvalidInput(f"{option} lists {', '.join(map(str, repeated))} more than once "
+                           f"(a grid has each value once); got {text!r}")
+    return values
 
 
 def as_json(value: Any) -> Any:

@@ -59,6 +59,10 @@ class RunOptions:
         if self.orchestrate not in ORCHESTRATIONS:
             raise InvalidInput(f"unknown orchestration {self.orchestrate!r}; choose one of "
                                f"{ORCHESTRATIONS}")
+        for name in ("scheduler", "cluster"):
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                raise InvalidInput(f"--{name} is empty; give one or leave the option out")
         for name in ("workers", "max_steps"):
             value = getattr(self, name)
             if value is not None and value < 1:

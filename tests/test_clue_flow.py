@@ -201,3 +201,23 @@ def test_query_of_a_point_outside_the_grid_is_refused(reference):
     one_line_refusal(CliRunner().invoke(app, ["query", "clue", "--players", "5",
                                               "--cards-per-player", "2", "--hidden", "1",
                                               "--store", reference]), "no finished clue")
+
+
+@pytest.mark.parametrize("damage", [b"garbage", b"edited"])
+def test_damaged_marker_metadata_is_found_and_repaired(tmp_path, reference, damage):
+    """A marker array's document edited (an unknown field) or garbage: verify exit 3
+    naming it; --repair writes it back (one uint8 chunk per shard) and keeps its chunks."""
+    import shutil
+    from pathlib import Path
+
+    store = tmp_path / "s.zarr"
+    shutil.copytree(reference, store)
+    document = Path(store, GROUP, "_markers", "00003", "zarr.json")
+    document.write_bytes(bytes(range(256)) * 3 if damage == b"garbage" else
+                         document.read_bytes().replace(b'"chunk_grid"', b'"chunk\x7fgrid"'))
+    verified = CliRunner().invoke(app, ["verify", "--store", str(store), "--json"])
+    assert verified.exit_code == 3
+    assert [d["array"] for d in json.loads(verified.stdout)["damaged"]] == ["_markers/00003"]
+    assert clue(str(store), executor="serial", repair=True)["shards_computed"] == 0
+    assert_stores_equal(reference, str(store))
+    assert CliRunner().invoke(app, ["verify", "--store", str(store)]).exit_code == 0

@@ -23,7 +23,8 @@ from subgame.options import RunOptions
 
 SEED = 20261130
 CASES = 320
-DOCUMENTED_STATUSES = {0, 2, 3}  # success, a refusal, damage found (`verify --store`)
+# success, a refusal, damage found (`verify --store`), the machine's refusal (a full disk)
+DOCUMENTED_STATUSES = {0, 2, 3, 5}
 # Commands that start work (a flow, a server) get at least one value that must be refused.
 STARTS_WORK = ("run", "serve")
 
@@ -246,3 +247,46 @@ def test_every_option_of_every_command_says_what_it_is():
     silent = [(" ".join(words), parameter.name) for words, command in _commands(app)
               for parameter in command.params if not parameter.help]
     assert not silent
+
+
+HOSTILE = {  # argv (FILES: the test's folder), the exit status, what the one line says
+    "a float for an integer": (["run", "gops", "--cards", "8.0"], 2, "ASCII digits"),
+    "an Arabic-Indic digit": (["run", "gops", "--cards", "\u0663"], 2, "ASCII digits"),
+    "an Arabic-Indic digit in a list": (["run", "clue", "--players", "\u0663"], 2,
+                                        "comma-separated list of integers"),
+    "a repeat in a grid": (["run", "clue", "--players", "3,3"], 2, "more than once"),
+    "top:0": (["run", "gops", "--cards", "4", "--strategies", "top:0"], 2, "1 <= K <= 4"),
+    "an empty scheduler": (["run", "gops", "--cards", "4", "--scheduler", ""], 2,
+                           "--scheduler is empty"),
+    "an extent below the other": (["run", "higher-lower", "--max-n", "100", "--exact-max",
+                                   "5000"], 2, "--exact-max 5000 exceeds --max-n 100"),
+    "a one-character board": (["run", "guess-who-board", "--board", "FILES/one.csv"], 2,
+                              "at least two"),
+    "sets beyond any table": (["run", "guess-who-board", "--max-literals", "2", "--max-sets",
+                               "1000000000", "--dry-run"], 2, "--max-sets must be between"),
+    "deeply nested JSON": (["clue", "infer", "--game", "FILES/deep.json"], 2, "nests deeper"),
+    "a large JSON": (["clue", "infer", "--game", "FILES/large.json"], 2, "at most"),
+    "nothing to verify": (["verify", "--store", "FILES/empty"], 2, "nothing to verify"),
+    "a store URL whose protocol fails": (["run", "gops", "--cards", "3", "--store",
+                                          "zip://x::FILES/text"], 5, "cannot be read"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_input_is_one_line_and_leaves_the_store(small_store, tmp_path, in_process,
+                                                         case):
+    argv, expected, says = HOSTILE[case]
+    (tmp_path / "one.csv").write_text("name,hat\nAnne,1\n")
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    (tmp_path / "large.json").write_text("[" + "0," * 6_000_000 + "0]")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "text").write_text("not an archive")
+    before = _fingerprint(small_store)
+    argv = [word.replace("FILES", str(tmp_path)) for word in argv]
+    if "--store" not in argv and argv[0] == "run":
+        argv += ["--store", str(small_store)]
+    status, out, err = _call(argv, stdin="")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert status == expected and len(lines) == 1 and says in lines[0], err
+    assert "internal error" not in err and "Traceback" not in err
+    assert _fingerprint(small_store) == before

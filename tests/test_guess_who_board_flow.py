@@ -224,3 +224,31 @@ def test_boards_that_do_not_fit_are_refused(tmp_path):
     one_line_refusal(CliRunner().invoke(app, ["run", "guess-who-board", "--max-literals", "2",
                                               "--store", str(store)]), "reachable sets")
     assert not store.exists()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "deleted"])
+def test_a_later_stage_array_lost_is_found_and_repaired(tmp_path, reference, board, damage):
+    """A policy table (a later stage's array, recorded in the store, not in the plan up
+    front) with garbage for its metadata, or gone: verify exit 3 naming it, --repair writes
+    it back from the recorded spec (garbage: its chunks pass and are kept) or recomputes it."""
+    import shutil
+    from pathlib import Path
+
+    store = tmp_path / "s.zarr"
+    shutil.copytree(reference, store)
+    group = BoardConfig(board=board, shard_pairs=SHARD_PAIRS).group_path()
+    attrs = json.loads((store / group / "zarr.json").read_text())["attributes"]
+    path = next(spec["path"] for spec in attrs["built_stages"]["trait-search"]["arrays"]
+                if spec["path"].endswith("optimal_vs"))
+    target = Path(store, group, path)
+    if damage == "garbage":
+        (target / "zarr.json").write_bytes(bytes(range(256)) * 3)
+    else:
+        shutil.rmtree(target)
+    verified = CliRunner().invoke(app, ["verify", "--store", str(store), "--json"])
+    assert verified.exit_code == 3
+    assert [d["array"] for d in json.loads(verified.stdout)["damaged"]] == [path]
+    repaired = run_board(str(store), board, executor="serial", repair=True)
+    assert (repaired["shards_computed"] == 0) == (damage == "garbage")
+    assert_stores_equal(reference, str(store))
+    assert CliRunner().invoke(app, ["verify", "--store", str(store)]).exit_code == 0

@@ -75,7 +75,8 @@ def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
     store = str(tmp_path / "s.zarr")
     run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(store, executor="serial"))
     corrupt_chunk(store, GROUP, "official/a", (2, 1))
-    # The array's metadata lost as well: repair recreates the array and refills it.
+    # The array's metadata lost as well: repair writes it back from the plan, and its
+    # chunks, passing their checksums under it, are kept.
     Path(store, GROUP, "variant", "s_max", "zarr.json").write_text("{not json")
     code, damaged = verify(store)
     assert code == 3
@@ -85,22 +86,23 @@ def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
     assert region == [[16, 24], [8, 16]]
     report = run_repair(store)
     # Guess Who declares its chunks' writers: the official shard of band 2 rewrites the
-    # chunk, and the variant shard of every band rewrites the lost array.
-    assert report["shards_computed"] == 1 + 5 and len(report["repaired"]) == 2
+    # chunk; nothing else is recomputed.
+    assert report["shards_computed"] == 1 and len(report["repaired"]) == 2
     assert_stores_equal(reference, store)
     assert verify(store) == (0, [])
 
 
-def test_repair_of_a_lost_group_recomputes_every_array_below_it(tmp_path, reference):
+def test_repair_of_a_lost_group_rewrites_it_and_keeps_the_arrays_below(tmp_path, reference):
     """The metadata of the group holding every official-rules array is lost: verify reports
-    it and each array under it; repair deletes them all, and recomputes their writers."""
+    it; repair writes it back (a plain group) and the arrays below, whose documents and
+    chunks pass their checks, are kept: nothing is recomputed."""
     store = str(tmp_path / "s.zarr")
     run_flow("guess-who", {"max_n": U, "band": BAND}, RunOptions(store, executor="serial"))
     Path(store, GROUP, "official", "zarr.json").write_text("")
     code, damaged = verify(store)
     assert code == 3 and "official" in {d["array"] for d in damaged}
     report = run_repair(store)
-    assert report["shards_computed"] == 5  # the official shard of every band
+    assert report["shards_computed"] == 0
     assert_stores_equal(reference, store)
     assert verify(store) == (0, [])
 
@@ -120,3 +122,55 @@ def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
     assert (code, damaged) == (0, [])
     result = CliRunner().invoke(app, ["verify", "--store", str(tmp_path / "missing.zarr")])
     assert result.exit_code == 2 and "no subgame store" in result.output
+
+
+def mount_tmpfs(folder: Path, size: str) -> None:
+    import subprocess
+
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                              str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 400 kB tmpfs (the store needs about 1.6 MB), grown to 64 MB by ``grow()``."""
+    import subprocess
+
+    folder = tmp_path / "disk"
+    mount_tmpfs(folder, "400k")
+
+    def grow() -> None:
+        subprocess.run(["mount", "-o", "remount,size=64m", str(folder)], check=True)
+
+    yield folder, grow
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, reference):
+    folder, grow = small_disk
+    store = str(folder / "s.zarr")
+    args = ["run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--store", store,
+            "--executor", "serial", "-q", "--force"]  # --force: past the estimate's refusal
+    full = CliRunner().invoke(app, args)
+    lines = [line for line in full.output.splitlines() if line.strip()]
+    assert full.exit_code == 5, full.output  # the machine's refusal: not 1, not a bug
+    assert len(lines) == 1 and "No space left on device" in lines[0] and store in lines[0]
+    assert "run the same command again" in lines[0]
+    grow()  # space freed
+    resumed = CliRunner().invoke(app, args)
+    assert resumed.exit_code == 0, resumed.output
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+def test_an_export_that_will_not_fit_is_refused_before_writing(small_disk, reference):
+    folder, _ = small_disk
+    (folder / "ballast").write_bytes(bytes(380 * 1024))  # leaves under the table's 45 kB
+    out = folder / "table.csv"
+    result = CliRunner().invoke(app, ["export", "guess-who", "--store", reference, "--out",
+                                      str(out)])
+    assert result.exit_code == 2 and "would take about" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()

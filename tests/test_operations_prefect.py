@@ -159,3 +159,22 @@ def test_every_deployment_names_a_flow_and_its_parameters():
             Cron(schedule["cron"], timezone=schedule["timezone"])  # raises on a bad one
         assert deployment["work_pool"]["name"] == "subgame-process"
     assert families == {"guess-who", "gops", "higher-lower"}
+
+
+
+def test_the_deployments_file_is_installed_with_the_package(tmp_path):
+    """`subgame serve` without --file: the source tree's deploy/prefect.yaml, else the copy
+    a wheel installs (pyproject's data-files put it under <prefix>/share/subgame/)."""
+    import tomllib
+
+    from subgame.commands.serve import (INSTALLED_DEPLOYMENTS, SOURCE_DEPLOYMENTS,
+                                        default_deployments)
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert data["data-files"]["share/subgame"] == ["deploy/prefect.yaml"]
+    assert INSTALLED_DEPLOYMENTS.parts[-3:] == ("share", "subgame", "prefect.yaml")
+    assert default_deployments() == SOURCE_DEPLOYMENTS == ROOT / "deploy" / "prefect.yaml"
+    installed = tmp_path / "share" / "subgame" / "prefect.yaml"  # a wheel install's layout
+    installed.parent.mkdir(parents=True)
+    installed.write_text(SOURCE_DEPLOYMENTS.read_text())
+    assert default_deployments((tmp_path / "no" / "deploy.yaml", installed)) == installed

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
 import os
 import sys
-from typing import Annotated, Any, Callable, get_type_hints
+from typing import Annotated, Any, Callable, Optional, get_args, get_origin, get_type_hints
 
 import typer
 from rich.console import Console
+from typer.models import OptionInfo
 
 from subgame import interrupts
-from subgame.errors import SubgameError
+from subgame.errors import MACHINE, SubgameError, integer_text, machine_error
 from subgame.options import RunOptions
+from subgame.storage.location import DEFAULT_STORE, STORE_ENV
 
 console = Console()  # results; errors go to stderr as one plain line
 # Exit statuses besides 0: 1 is a bug (an internal error), 2 a refusal (the user's to fix);
@@ -67,9 +70,49 @@ def options_of(function: Callable[..., Any]) -> list[inspect.Parameter]:
             for parameter in inspect.signature(function).parameters.values()]
 
 
+def _strict_integer(info: Any) -> Callable[[Any], int]:
+    """The parser of an integer option: ASCII digits only, within the option's min/max.
+    (Typer's own conversion is pydantic's lax one: it takes "8.0" for 8.)"""
+    def parse(text: Any) -> int | None:
+        if text is None or (isinstance(text, int) and not isinstance(text, bool)):
+            return text  # the declared default
+        try:
+            value = integer_text("it", str(text))
+        except SubgameError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        if (info.min is not None and value < info.min) or \
+                (info.max is not None and value > info.max):
+            bounds = (f"at least {info.min}" if info.max is None else
+                      f"at most {info.max}" if info.min is None else
+                      f"between {info.min} and {info.max}")
+            raise typer.BadParameter(f"it must be {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """Every ``int`` (or optional int) option parsed by `_strict_integer` (a copy of its
+    typer.Option)."""
+    changed = []
+    for parameter in parameters:
+        hint = parameter.annotation
+        if get_origin(hint) is Annotated and get_args(hint)[0] in (int, Optional[int]):
+            base, *extras = get_args(hint)
+            extras = [copy.copy(extra) if isinstance(extra, OptionInfo) and extra.parser is None
+                      else extra for extra in extras]
+            for extra in extras:
+                if isinstance(extra, OptionInfo) and extra.parser is None:
+                    extra.parser = _strict_integer(extra)
+            parameter = parameter.replace(annotation=Annotated[(base, *extras)])
+        changed.append(parameter)
+    return changed
+
+
 def command_from(body: Callable[..., None], parameters: list[inspect.Parameter],
                  like: Callable[..., Any], name: str) -> Callable:
     """``body(**values)`` as a Typer command taking ``parameters``, documented as ``like``."""
+    parameters = strict_integers(parameters)
     body.__signature__ = inspect.Signature(parameters)
     body.__annotations__ = {p.name: p.annotation for p in parameters}
     body.__doc__ = like.__doc__
@@ -99,8 +142,9 @@ def _one_line(message: str) -> None:
 def user_errors(command: Callable) -> Callable:
     """Turn errors the user can act on into one line on stderr and exit status 2.
 
-    Anything else is a bug: it still exits non-zero with one line, and SUBGAME_DEBUG=1
-    shows the traceback.
+    The machine refusing (a full disk, a read-only file system, a permission: see
+    `subgame.errors.machine_error`) is one line and exit status 5. Anything else is a bug:
+    it still exits non-zero with one line, and SUBGAME_DEBUG=1 shows the traceback.
     """
 
     @functools.wraps(command)
@@ -121,8 +165,14 @@ def user_errors(command: Callable) -> Callable:
                 raise interruption from None
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
+            machine = machine_error(exc, kwargs.get("store") or os.environ.get(STORE_ENV)
+                                    or DEFAULT_STORE)
+            if machine is not None:
+                _one_line(f"error: {machine}")
+                raise typer.Exit(MACHINE) from None
             if isinstance(exc, ValueError) and "checksum" in str(exc):
-                _one_line(f"error: a stored chunk is damaged ({exc}); `subgame verify --store "
+                # (zarr's message prints the raw checksum bytes, which garble a terminal)
+                _one_line("error: a stored chunk fails its checksum; `subgame verify --store "
                           "S` names it and `subgame run ... --repair` recomputes it")
                 raise typer.Exit(3) from None
             _one_line(f"internal error: {type(exc).__name__}: {exc} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 from typing import Annotated, Any, Callable
 
 import typer
@@ -30,6 +31,42 @@ def check_target(out: str, file_format: str) -> None:
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise InvalidInput(f"cannot write {out!r}: the folder {folder!r} does not exist")
+
+
+ANNOUNCE_BYTES = 100 * 2**20  # an export this large says its size before writing it
+SAMPLE_ROWS = 2000
+
+
+def estimated_bytes(frame: Any, file_format: str) -> int:
+    """The file's size, from its first rows written the same way (text formats grow with
+    the digits, so the frame's memory is no guide)."""
+    if len(frame) == 0:
+        return 0
+    sample = frame.head(SAMPLE_ROWS)
+    if file_format == "csv":
+        per_row = len(sample.to_csv(index=False).encode()) / len(sample)
+    else:  # binary formats: the values themselves, as a bound
+        per_row = sample.memory_usage(index=False, deep=True).sum() / len(sample)
+    return int(per_row * len(frame))
+
+
+def check_fits(frame: Any, out: str, file_format: str) -> int:
+    """Refuse an export larger than the free space where it goes (as a run refuses a store
+    that would not fit); say the size of a large one before writing it."""
+    import shutil
+
+    from dask.utils import format_bytes
+
+    size = estimated_bytes(frame, file_format)
+    free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
+    if size > free:
+        raise InvalidInput(f"{out!r} would take about {format_bytes(size)} and "
+                           f"{format_bytes(free)} is free there; choose fewer rows or "
+                           "another --out")
+    if size > ANNOUNCE_BYTES:
+        print(f"writing {out} (about {format_bytes(size)}, {counted(len(frame), 'row')})",
+              file=sys.stderr, flush=True)
+    return size
 
 
 def write_table(frame: Any, out: str, file_format: str) -> None:
@@ -61,6 +98,7 @@ def export_command(table: Callable[..., Any]) -> Callable:
         file_format, out, as_json = (values.pop(name) for name in TARGET)
         check_target(out, file_format)
         frame = table(**values)
+        check_fits(frame, out, file_format)
         write_table(frame, out, file_format)
         emit({"file": out, "format": file_format, "rows": len(frame),
               "columns": list(frame.columns)}, as_json,

@@ -1,9 +1,13 @@
 """`subgame serve`: run the deployments of deploy/prefect.yaml, schedules included, in this
-process, for users without a work pool (Prefect's `serve`; it needs a Prefect server)."""
+process, for users without a work pool (Prefect's `serve`; it needs a Prefect server).
+
+The default file is the source tree's deploy/prefect.yaml, else the copy a wheel installs
+under <prefix>/share/subgame/ (pyproject's data-files); --file takes another."""
 
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -14,7 +18,17 @@ import yaml
 from subgame.commands.common import console, user_errors
 from subgame.errors import InvalidInput
 
-DEPLOYMENTS_FILE = Path(__file__).resolve().parents[2] / "deploy" / "prefect.yaml"
+SOURCE_DEPLOYMENTS = Path(__file__).resolve().parents[2] / "deploy" / "prefect.yaml"
+INSTALLED_DEPLOYMENTS = Path(sys.prefix) / "share" / "subgame" / "prefect.yaml"
+
+
+def default_deployments(candidates: tuple[Path, ...] = (SOURCE_DEPLOYMENTS,
+                                                         INSTALLED_DEPLOYMENTS)) -> Path:
+    """The first deployments file that exists (the last candidate names the failure)."""
+    return next((path for path in candidates if path.is_file()), candidates[-1])
+
+
+DEPLOYMENTS_FILE = default_deployments()
 
 
 @dataclass(frozen=True)

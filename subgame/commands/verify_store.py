@@ -16,7 +16,7 @@ def verify_store(ctx: typer.Context, store: StoreOption = None,
                  as_json: JsonOption = False) -> None:
     """Check stored results: with --store alone, every chunk's checksum; with a family
     sub-command, the family's results against theory."""
-    if ctx.invoked_subcommand is None and _report_damage(store, as_json):
+    if ctx.invoked_subcommand is None and _report_damage(store=store, as_json=as_json):
         raise typer.Exit(DAMAGE_FOUND)
 
 

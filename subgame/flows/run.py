@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from typing import Any
 
@@ -15,22 +16,32 @@ from prefect import flow
 
 from subgame import families
 from subgame.engine import Checked, check_run, run_computation
-from subgame.errors import InvalidInput, SubgameError
+from subgame.errors import MACHINE_ERRNOS, InvalidInput, SubgameError, machine_error
 from subgame.options import RunOptions
 from subgame.tasks.step import solve_step_task
 
 
+_FAILED_ON_ERRNO = re.compile(r"Finished in state Failed\(.*\[Errno (\d+)\]")
+
+
 class _UserErrorsWithoutTraceback(logging.Filter):
     """A flow run failed by the user's mistake (bad input, a clash, a live lock) logs the
-    message, not a traceback: the traceback would only bury the one line that matters."""
+    message, not a traceback: the traceback would only bury the one line that matters. A
+    run the machine stopped (a full disk: `machine_error`) logs nothing here: the CLI, or
+    the flow run's failed state, says it in one line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], SubgameError):
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and machine_error(error, "") is not None:
+            return False
+        if isinstance(error, SubgameError):
             record.exc_info, record.exc_text = None, None
-        return True
+        failed = _FAILED_ON_ERRNO.search(record.getMessage())  # the task's state, in words
+        return not (failed and int(failed[1]) in MACHINE_ERRNOS)
 
 
-logging.getLogger("prefect.flow_runs").addFilter(_UserErrorsWithoutTraceback())
+for _logger in ("prefect.flow_runs", "prefect.task_runs"):
+    logging.getLogger(_logger).addFilter(_UserErrorsWithoutTraceback())
 
 
 class UserErrorsToCaller(logging.Filter):

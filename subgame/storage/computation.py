@@ -19,7 +19,6 @@ killed run leaves at worst a shard recomputed, never one skipped.
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any, Iterable, Iterator, Mapping
 
 import fsspec
@@ -28,15 +27,11 @@ import zarr
 
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
-from subgame.storage.location import COMPRESSORS, open_root
+from subgame.storage.location import open_root
+from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
+                                      array_attrs, create_array, marker_path, marker_spec)
 
 FORMAT = 2
-MARKERS = "_markers"
-OWNER_ATTR = "written_by"
-
-
-def marker_path(step_index: int) -> str:
-    return f"{MARKERS}/{step_index:05d}"
 
 
 def step_changed(stored: Mapping[str, Any], step: Step) -> bool:
@@ -125,10 +120,20 @@ class ComputationStore:
             array[...] = spec.constant()
         if pending:
             self.group.attrs["constants_done"] = sorted(written | {s.path for _, s in pending})
+        self._record_templates({spec.path: spec.to_attrs() for spec in specs})
         return recreated
 
+    def _record_templates(self, specs: Mapping[str, Any], drop: Iterable[str] = ()) -> None:
+        """The specs of the arrays as prepared, for `subgame verify --store` (written after
+        the arrays, so a recorded spec names an array that exists)."""
+        recorded = dict(self.group.attrs.get(TEMPLATES_ATTR, {}))
+        updated = {path: spec for path, spec in {**recorded, **specs}.items()
+                   if path not in set(drop)}
+        if updated != recorded:
+            self.group.attrs[TEMPLATES_ATTR] = updated
+
     def _ensure_array(self, spec: ArraySpec) -> zarr.Array:
-        attrs = {**spec.attrs, **({OWNER_ATTR: spec.writer.to_attrs()} if spec.writer else {})}
+        attrs = array_attrs(spec)
         if spec.path in self.group:
             array = self.group[spec.path]
             if array.chunks != spec.chunks:
@@ -139,10 +144,7 @@ class ComputationStore:
                 if dict(array.attrs) != attrs:
                     array.attrs.put(attrs)
                 return array
-        return self.group.create_array(
-            spec.path, shape=spec.shape, chunks=spec.chunks, dtype=spec.dtype,
-            fill_value=spec.fill_value, dimension_names=spec.dims,
-            compressors=COMPRESSORS, attributes=attrs)
+        return create_array(self.group, spec)
 
     def array(self, path: str) -> zarr.Array:
         try:
@@ -175,9 +177,7 @@ class ComputationStore:
                 self.remove(marker_path(step.index))
             stored[step.index] = record
             if marker_path(step.index) not in self.group:
-                self.group.create_array(marker_path(step.index), shape=(step.shards,),
-                                        chunks=(1,), dtype="uint8", fill_value=0,
-                                        dimension_names=("shard",), compressors=COMPRESSORS)
+                create_array(self.group, marker_spec(step.index, step.shards))
         self.group.attrs.update({"steps": [stored[i] for i in sorted(stored)],
                                  "steps_done": done})
 
@@ -237,6 +237,7 @@ class ComputationStore:
             record = built.pop(name)
             for array in record["arrays"]:
                 self.remove(array["path"])
+            self._record_templates({}, drop=[array["path"] for array in record["arrays"]])
             for step in record["steps"]:
                 self.remove(marker_path(step["index"]))
                 done.pop(str(step["index"]), None)
@@ -340,13 +341,10 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
     """Every computation group in a store (groups carrying an identity or, written by
     subgame 0.1, a config), whatever its format."""
     root = open_root(url, writable=False)
-    with warnings.catch_warnings():
-        # A live run's lock file sits among the arrays; it is ours, not a stray object.
-        warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
-        try:
-            members = list(root.members(max_depth=None))
-        except ValueError as exc:  # some group's or array's metadata
-            raise _unreadable(url, "") from exc
+    try:  # (the lock file among the members warns nothing: `subgame.storage.location`)
+        members = list(root.members(max_depth=None))
+    except ValueError as exc:  # some group's or array's metadata
+        raise _unreadable(url, "") from exc
     for path, member in members:
         if isinstance(member, zarr.Group) and ("identity" in member.attrs
                                                or "config" in member.attrs):

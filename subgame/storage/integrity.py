@@ -17,6 +17,20 @@ step that read the chunk before the damage read good bytes, so its results are r
 that read it after the damage failed loudly and is not finished, so it is pending anyway.
 This holds because shard solvers are deterministic (the same inputs give the same bytes),
 which resume already requires.
+
+Metadata is held against the plan (`subgame.storage.template`): a metadata document that is
+missing, unreadable or not the one the plan gives is damage. A repair writes the plan's
+document back and keeps the chunks under it: each chunk's checksum then says whether it
+can be trusted (the same bytes under the same codecs), and only the writers of the chunks
+that fail or are missing are recomputed.
+
+A store being written is read in the order its driver and workers write it: the
+computation's attributes (its steps and which are finished), then every marker, then the
+list of stored files. A shard's marker is set after its chunks are stored, so a chunk
+missing from a listing taken after its marker was read set is lost, never "not yet
+written". Where a live run holds the computation's lock, what is found is confirmed by
+scanning again (the driver may be growing or recreating an array right then): only what
+every scan finds is reported.
 """
 
 from __future__ import annotations
@@ -24,8 +38,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import re
 import signal
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator, Mapping
 
@@ -33,26 +47,31 @@ import fsspec
 import numpy as np
 import zarr
 
-from subgame.errors import InvalidInput, NotComputed
-from subgame.plan import ArraySpec, LaterStage, Plan, Writer
-from subgame.storage.computation import MARKERS, OWNER_ATTR, ComputationStore, marker_path
-from subgame.storage.location import open_root, reaching
-_MARKER = re.compile(rf"^{MARKERS}/(\d+)$")
+from subgame.errors import NotComputed, StoreLocked
+from subgame.plan import ArraySpec, LaterStage, Plan, Stage, Writer
+from subgame.storage.computation import FORMAT, ComputationStore
+from subgame.storage.lock import StoreLock
+from subgame.storage.location import reaching
+from subgame.storage.template import (MARKERS, OWNER_ATTR, PLAIN_GROUP, TEMPLATES_ATTR,
+                                      array_differs,
+                                      array_document, marker_path, parse, recorded_specs)
+
 FAILPOINT_ENV = "SUBGAME_FAILPOINT"
+CONFIRM_SCANS = 3  # scans of a computation a live run is writing (see the module's text)
 
 
 def failpoint(name: str) -> None:
     """Tests kill the process here: $SUBGAME_FAILPOINT names the point."""
     if os.environ.get(FAILPOINT_ENV) == name:
         os.kill(os.getpid(), signal.SIGKILL)
-_CHUNK = re.compile(r"^(?P<array>.+)/c/(?P<index>\d+(?:/\d+)*)$")
 
 
 @dataclass(frozen=True)
 class Damage:
-    """One unreadable object: a chunk (``chunk`` set) or an array's metadata (``chunk`` None).
+    """One unreadable object: a chunk (``chunk`` set), an array's metadata (``chunk``
+    None) or a group's (``array`` empty).
 
-    ``step``/``shard`` name the work that rewrites it; None when no writer is declared."""
+    ``step``/``shard`` name the work that rewrites a chunk; None when no writer is declared."""
 
     computation: str
     array: str
@@ -63,12 +82,16 @@ class Damage:
     reason: str
 
     def describe(self) -> str:
+        family = self.computation.split("/")[0] or "<family>"
+        repair = f"`subgame run {family} <the options that made it> --repair`"
         if not self.array:
-            return (f"{self.computation or 'the store root'}: {self.reason}; it cannot be "
-                    "repaired in place: compute into a new store")
-        where = (f"chunk {list(self.chunk)} (region "
-                 + ", ".join(f"{a}:{b}" for a, b in self.region) + ")"
-                 if self.chunk is not None else "metadata")
+            return (f"{self.computation or 'the store root'}: {self.reason}; {repair} "
+                    "rewrites it")
+        if self.chunk is None:
+            return (f"{self.computation}/{self.array}: {self.reason}; {repair} rewrites it "
+                    "from the plan and recomputes the shards whose chunks fail their checks")
+        where = ("chunk " + str(list(self.chunk)) + " (region "
+                 + ", ".join(f"{a}:{b}" for a, b in self.region) + ")")
         owner = (f"step {self.step} shard {self.shard}" if self.step is not None
                  else "every step (its writer is not declared)")
         return f"{self.computation}/{self.array} {where}: {self.reason}; recompute {owner}"
@@ -76,14 +99,9 @@ class Damage:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-
-def chunk_owner(array: str, writer: Writer | None, chunk: tuple[int, ...],
-                grid: tuple[int, ...]) -> tuple[int, int] | None:
-    """(step, shard) that writes ``chunk`` of ``array``, or None when undeclared."""
-    marker = _MARKER.match(array)
-    if marker:
-        return int(marker.group(1)), chunk[0]
-    return writer.owner(chunk, grid) if writer is not None else None
+    @property
+    def key(self) -> tuple[str, str, tuple[int, ...] | None]:
+        return self.computation, self.array, self.chunk
 
 
 def _grid(array: zarr.Array) -> tuple[int, ...]:
@@ -95,203 +113,335 @@ def _region(array: zarr.Array, chunk: tuple[int, ...]) -> tuple[tuple[int, int],
                                                                   array.shape))
 
 
-def _files(url: str, group_path: str) -> tuple[fsspec.AbstractFileSystem, str, list[str]]:
-    fs, root = fsspec.core.url_to_fs(url)
-    base = f"{root.rstrip('/')}/{group_path}"
-    return fs, base, sorted(path[len(base) + 1:] for path in fs.find(base))
+def chunk_owner(array: str, writer: Writer | None, chunk: tuple[int, ...],
+                grid: tuple[int, ...]) -> tuple[int, int] | None:
+    """(step, shard) that writes ``chunk`` of ``array``, or None when undeclared."""
+    if array.startswith(f"{MARKERS}/"):
+        return int(array.rsplit("/", 1)[1]), chunk[0]
+    return writer.owner(chunk, grid) if writer is not None else None
 
 
-def scan(url: str, group_path: str) -> list[Damage]:
-    """Read every stored chunk of one computation; return what fails (read-only)."""
-    try:
-        group = open_root(url, writable=False)[group_path]
-    except (ValueError, KeyError) as exc:  # the computation's own metadata
-        raise InvalidInput(f"the metadata of {group_path} in {url!r} is unreadable ({exc}); "
-                           "recompute it into a new store") from None
-    _, _, files = _files(url, group_path)
-    chunks = stored_chunks(files)
-    damages, arrays = [], {}
-    for name in files:
-        if not name.endswith("/zarr.json"):
-            continue
-        path = name[:-len("/zarr.json")]
+class _Files:
+    """A computation's objects, read through fsspec (metadata as bytes, chunk listings)."""
+
+    def __init__(self, url: str, group_path: str):
+        with reaching(url):
+            self.fs, root = fsspec.core.url_to_fs(url)
+        self.root = root.rstrip("/")
+        self.base = f"{self.root}/{group_path}".rstrip("/")
+
+    def document(self, path: str) -> bytes | None:
+        """``path``/zarr.json (relative to the computation), or None when absent."""
         try:
-            node = group[path]
-        except Exception as exc:  # noqa: BLE001 - any failure to parse is damage
-            damages.append(Damage(group_path, path, None, None, None, None,
-                                  f"unreadable metadata ({type(exc).__name__})"))
-            continue
-        if isinstance(node, zarr.Array):
-            arrays[path] = node
-            damages += _scan_array(group_path, path, node, chunks.get(path, []))
-    return damages + missing_chunks(group, group_path, arrays, chunks)
+            return self.fs.cat_file(f"{self.base}/{path}/zarr.json" if path
+                                    else f"{self.base}/zarr.json")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def listing(self) -> list[str]:
+        try:
+            return sorted(path[len(self.base) + 1:] for path in self.fs.find(self.base))
+        except FileNotFoundError:
+            return []
 
 
-def stored_chunks(files: list[str]) -> dict[str, list[tuple[int, ...]]]:
+def stored_chunks(files: list[str]) -> dict[str, set[tuple[int, ...]]]:
     """Array path -> indices of its stored chunks, from a computation's file names."""
-    chunks: dict[str, list[tuple[int, ...]]] = {}
+    chunks: dict[str, set[tuple[int, ...]]] = {}
     for name in files:
-        found = _CHUNK.match(name)
-        if found:
-            index = tuple(int(i) for i in found["index"].split("/"))
-            chunks.setdefault(found["array"], []).append(index)
+        array, sep, index = name.partition("/c/")
+        if sep and index and all(part.isdigit() for part in index.split("/")):
+            chunks.setdefault(array, set()).add(tuple(int(i) for i in index.split("/")))
     return chunks
+
+
+def _open_array(url: str, path: str) -> zarr.Array:
+    return zarr.open_array(url, path=path, mode="r")
+
+
+def computation_attrs(files: _Files) -> Mapping[str, Any] | None:
+    """The computation group's attributes, or None when its document is not a computation's."""
+    document = parse(files.document(""))
+    if not isinstance(document, dict) or document.get("node_type") != "group":
+        return None
+    attrs = document.get("attributes")
+    if not isinstance(attrs, dict) or "identity" not in attrs or attrs.get("format") != FORMAT:
+        return None
+    return attrs
+
+
+def scan(url: str, group_path: str, plan_specs: Mapping[str, ArraySpec] | None = None,
+         published: frozenset[str] = frozenset()) -> list[Damage]:
+    """Hold one computation against its plan: every metadata document and every stored
+    chunk, and the chunks finished shards wrote (read-only). ``plan_specs`` (a repair's)
+    adds the plan's arrays to those the store recorded; ``published`` names arrays the
+    root's consolidated metadata lists (a store prepared before specs were recorded)."""
+    files = _Files(url, group_path)
+    attrs = computation_attrs(files)
+    if attrs is None:
+        return [Damage(group_path, "", None, None, None, None,
+                       "the computation's group metadata is missing or unreadable")]
+    specs = {**(plan_specs or {}), **recorded_specs(attrs)}
+    finished_steps = set(attrs.get("steps_done") or {})
+    markers = {step["index"]: _markers(url, f"{group_path}/{marker_path(step['index'])}")
+               for step in attrs.get("steps") or []}
+    listing = files.listing()  # after the state it is judged against (see the module's text)
+    chunks = stored_chunks(listing)
+    documents = {name[:-len("/zarr.json")] for name in listing if name.endswith("/zarr.json")}
+    damages, sound = [], {}  # sound: path -> (its array, its spec or None)
+    for path in sorted(set(specs) | documents):
+        stored, spec = files.document(path), specs.get(path)
+        # A subgroup, or an array the plan does not name, is held to being readable.
+        reason = array_differs(stored, spec) if spec is not None else _unreadable(stored)
+        if reason is None and (spec is not None or parse(stored)["node_type"] == "array"):
+            try:
+                sound[path] = (_open_array(url, f"{group_path}/{path}"), spec)
+            except Exception as exc:  # noqa: BLE001 - any failure to parse is damage
+                reason = f"invalid metadata (zarr.json: {type(exc).__name__})"
+        if reason is not None:
+            damages.append(Damage(group_path, path, None, None, None, None, reason))
+    if not attrs.get(TEMPLATES_ATTR):
+        damages += [Damage(group_path, path, None, None, None, None,
+                           "missing metadata (zarr.json)")
+                    for path in sorted(published - documents - set(specs))]
+    constants = set(attrs.get("constants_done") or [])
+    for path, (array, spec) in sound.items():
+        damages += _scan_array(group_path, path, array, chunks.get(path, set()))
+        damages += _missing_chunks(group_path, path, array, spec, chunks.get(path, set()),
+                                   markers, finished_steps, path in constants)
+    return damages
+
+
+def _unreadable(document: bytes | None) -> str | None:
+    found = parse(document)
+    if isinstance(found, dict) and found.get("node_type") in ("group", "array"):
+        return None
+    return "unreadable metadata (zarr.json)"
+
+
+def _markers(url: str, path: str) -> np.ndarray:
+    try:
+        return _open_array(url, path)[:]
+    except Exception:  # noqa: BLE001 - absent or damaged: reported on its own
+        return np.zeros(0, dtype="uint8")
+
+
+def _scan_array(group_path: str, path: str, array: zarr.Array,
+                chunks: set[tuple[int, ...]]) -> Iterator[Damage]:
+    rule = array.attrs.get(OWNER_ATTR)
+    writer = Writer.from_attrs(rule) if isinstance(rule, Mapping) else None
+    grid = _grid(array)
+    for chunk in sorted(chunks):
+        if len(chunk) != len(grid) or not all(i < g for i, g in zip(chunk, grid)):
+            continue  # beyond the array: a smaller extent's leftover, never read
+        try:
+            array.blocks[chunk]
+        except Exception as exc:  # noqa: BLE001 - checksum, codec or truncation: all damage
+            owner = chunk_owner(path, writer, chunk, grid) or (None, None)
+            yield Damage(group_path, path, chunk, _region(array, chunk), *owner, _reason(exc))
+
+
+def _reason(exc: Exception) -> str:
+    """A read failure in words: zarr's checksum message prints raw bytes, cut mid-way."""
+    text = str(exc)
+    if "checksum" in text.lower():
+        return "the chunk fails its checksum (its bytes changed after they were written)"
+    return f"unreadable ({type(exc).__name__}: {' '.join(text.split())[:120]})"
+
+
+def _missing_chunks(group_path: str, path: str, array: zarr.Array, spec: ArraySpec | None,
+                    present: set[tuple[int, ...]], markers: Mapping[int, np.ndarray],
+                    finished_steps: set[str], constant: bool) -> list[Damage]:
+    """Chunks a finished shard wrote (its marker was set when read, before the listing),
+    markers of a finished step and chunks of a written constant that are not stored. Every
+    written chunk is stored (write_empty_chunks), so each is damage: deleted, or lost."""
+    grid = _grid(array)
+    if path.startswith(f"{MARKERS}/"):
+        step = int(path.rsplit("/", 1)[1])
+        if str(step) not in finished_steps:
+            return []
+        return [Damage(group_path, path, (shard,), ((shard, shard + 1),), step, shard,
+                       "missing marker of a finished step")
+                for shard in range(grid[0]) if (shard,) not in present]
+    rule = (spec.writer.to_attrs() if spec is not None and spec.writer is not None
+            else array.attrs.get(OWNER_ATTR))
+    if not isinstance(rule, Mapping) and not constant:
+        return []
+    writer = Writer.from_attrs(rule) if isinstance(rule, Mapping) else None
+    damages = []
+    for chunk in itertools.product(*map(range, grid)):
+        if chunk in present:
+            continue
+        region = _region(array, chunk)
+        if writer is None:
+            damages.append(Damage(group_path, path, chunk, region, None, None,
+                                  "missing chunk of a written constant"))
+            continue
+        step, shard = writer.owner(chunk, grid)
+        done = markers.get(step, np.zeros(0, dtype="uint8"))
+        if shard < len(done) and done[shard]:
+            damages.append(Damage(group_path, path, chunk, region, step, shard,
+                                  "missing chunk of a finished shard"))
+    return damages
 
 
 def fill_missing_chunks(url: str, group_path: str) -> int:
     """Write the fill value into every chunk a finished shard owns but never stored (a
     store written before every chunk was stored, as subgame 0.1 did); returns how many."""
-    group = open_root(url, writable=True)[group_path]
-    arrays = {path: member for path, member in group.members(max_depth=None)
-              if isinstance(member, zarr.Array)}
-    missing = missing_chunks(group, group_path, arrays,
-                             stored_chunks(_files(url, group_path)[2]))
+    missing = [d for d in scan(url, group_path) if d.reason.startswith("missing chunk")]
+    group = zarr.open_group(url, path=group_path, mode="a")
     for damage in missing:
         array = group[damage.array]
         array[tuple(slice(a, b) for a, b in damage.region)] = array.fill_value
     return len(missing)
 
 
-def missing_chunks(group: zarr.Group, group_path: str, arrays: Mapping[str, zarr.Array],
-                   stored: Mapping[str, list[tuple[int, ...]]]) -> list[Damage]:
-    """Chunks that a finished shard wrote (its marker is set) and markers of a finished
-    step that are not in the store. Every written chunk is stored (write_empty_chunks), so
-    each is damage: deleted, or lost with its disk."""
-    markers: dict[int, np.ndarray] = {}
+def _live_run(url: str, group_path: str) -> bool:
+    try:
+        StoreLock(url, group_path).check()
+    except StoreLocked:
+        return True
+    except OSError:
+        return False
+    return False
 
-    def finished(step: int, shard: int) -> bool:
-        if step not in markers:
-            try:
-                markers[step] = group[marker_path(step)][:]
-            except Exception:  # noqa: BLE001 - absent or damaged: reported on its own
-                markers[step] = np.zeros(0, dtype="uint8")
-        return shard < len(markers[step]) and bool(markers[step][shard])
 
-    damages = []
-    for path, member in arrays.items():
-        rule = member.attrs.get(OWNER_ATTR)
-        if not isinstance(rule, Mapping):
-            continue
-        writer, grid, present = Writer.from_attrs(rule), _grid(member), set(stored.get(path, []))
-        for chunk in itertools.product(*map(range, grid)):
-            if chunk not in present:
-                step, shard = writer.owner(chunk, grid)
-                if finished(step, shard):
-                    damages.append(Damage(group_path, path, chunk, _region(member, chunk),
-                                          step, shard, "missing chunk of a finished shard"))
-    done = group.attrs.get("steps_done", {})
-    for step in group.attrs.get("steps", []):
-        path = marker_path(step["index"])
-        if str(step["index"]) in done:
-            present = set(stored.get(path, []))
-            damages += [Damage(group_path, path, (shard,), ((shard, shard + 1),), step["index"],
-                               shard, "missing marker of a finished step")
-                        for shard in range(step["shards"]) if (shard,) not in present]
+def _confirmed_scan(url: str, group_path: str, published: frozenset[str]) -> list[Damage]:
+    """A scan; where a live run writes the computation, only what repeated scans all find."""
+    damages = scan(url, group_path, published=published)
+    for _ in range(CONFIRM_SCANS - 1):
+        if not damages or not _live_run(url, group_path):
+            break
+        time.sleep(0.2)
+        again = {damage.key for damage in scan(url, group_path, published=published)}
+        damages = [damage for damage in damages if damage.key in again]
     return damages
-
-
-def _scan_array(group_path: str, path: str, array: zarr.Array,
-                chunks: list[tuple[int, ...]]) -> Iterator[Damage]:
-    rule = array.attrs.get(OWNER_ATTR)
-    writer = Writer.from_attrs(rule) if isinstance(rule, Mapping) else None
-    for chunk in chunks:
-        try:
-            array.blocks[chunk]
-        except Exception as exc:  # noqa: BLE001 - checksum, codec or truncation: all damage
-            owner = chunk_owner(path, writer, chunk, _grid(array)) or (None, None)
-            reason = " ".join(str(exc).split())[:80]
-            yield Damage(group_path, path, chunk, _region(array, chunk), *owner, reason)
 
 
 def scan_store(url: str) -> list[Damage]:
-    """Every computation in the store (found by their metadata files), scanned; metadata
-    that cannot be parsed outside any computation is reported as such."""
+    """Every computation in the store (found by their metadata documents), held against
+    its recorded plan; metadata outside any computation that cannot be read is damage too
+    (the root's, a family's group, a computation's own)."""
+    files = _Files(url, "")
     with reaching(url):
-        fs, root = fsspec.core.url_to_fs(url)
-        root = root.rstrip("/")
-        found = fs.exists(f"{root}/zarr.json")
-    if not found:
-        raise NotComputed(f"no subgame store at {url!r}")
-    computations, unreadable = [], []
-    for path in sorted(p for p in fs.find(root) if p.endswith("/zarr.json")):
-        node = path[len(root) + 1:-len("/zarr.json")]
-        try:
-            meta = json.loads(fs.cat_file(path))
-        except ValueError:
-            unreadable.append(node)
+        listing = files.listing()
+    documents = sorted(name[:-len("zarr.json")].rstrip("/") for name in listing
+                       if name == "zarr.json" or name.endswith("/zarr.json"))
+    if not documents:
+        raise NotComputed(f"no subgame store at {url!r}: nothing to verify")
+    computations, damages = [], []
+    for node in documents:
+        if any(node.startswith(f"{c}/") for c in computations):
             continue
-        if meta.get("node_type") == "group" and "identity" in meta.get("attributes", {}):
+        document = files.document(node)
+        found = parse(document)
+        if isinstance(found, dict) and found.get("node_type") == "group" and \
+                "identity" in (found.get("attributes") or {}):
             computations.append(node)
-    damages = [Damage(node, "", None, None, None, None, "unreadable metadata")
-               for node in unreadable
-               if not any(node.startswith(f"{c}/") for c in computations)]
+        elif _unreadable(document):
+            damages.append(Damage(node, "", None, None, None, None, _unreadable(document)))
+    snapshot = parse(files.document("")) if "" in documents else None
+    published = ((snapshot.get("consolidated_metadata") or {}).get("metadata") or {}
+                 if isinstance(snapshot, dict) else {})
     for group_path in computations:
-        damages += scan(url, group_path)
+        damages += _confirmed_scan(url, group_path, frozenset(
+            path[len(group_path) + 1:] for path, document in published.items()
+            if path.startswith(f"{group_path}/") and isinstance(document, dict)
+            and document.get("node_type") == "array"))
     return damages
 
 
+# -- repair ------------------------------------------------------------------------------------
+def restore_groups(url: str, group_path: str, identity: Mapping[str, Any],
+                   extent: Mapping[str, Any]) -> list[str]:
+    """Before a repairing run opens the store: the root's, the family's and the
+    computation's own group documents, rewritten where missing or unreadable. A lost
+    computation document loses only its bookkeeping (which steps are finished, the later
+    stages built): the markers are the truth about shards, so the run redoes the rest."""
+    files = _Files(url, "")
+    if not files.fs.exists(files.root):
+        return []
+    restored = []
+    parts = group_path.split("/")
+    for depth in range(len(parts)):
+        node = "/".join(parts[:depth])
+        if _unreadable(files.document(node)):
+            _write(files, node, PLAIN_GROUP)
+            restored.append(node or "the store root")
+    computation = _Files(url, group_path)
+    if files.fs.exists(computation.base) and computation_attrs(computation) is None:
+        _write(files, group_path, {**PLAIN_GROUP, "attributes": {
+            # A computation's group path starts with its family's name (the registry's).
+            "format": FORMAT, "family": parts[0], "identity": dict(identity),
+            "extent": dict(extent), "steps": [], "steps_done": {}}})
+        restored.append(group_path)
+    return restored
+
+
+def _write(files: _Files, node: str, document: Mapping[str, Any] | bytes) -> None:
+    data = document if isinstance(document, bytes) else json.dumps(document, indent=2).encode()
+    path = f"{files.base}/{node}/zarr.json" if node else f"{files.base}/zarr.json"
+    files.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    files.fs.pipe_file(path, data)
+
+
+def plan_specs(store: ComputationStore, plan: Plan) -> dict[str, ArraySpec]:
+    """Every array the plan stores: the stages known up front and the later stages built."""
+    specs = [spec for stage in plan.stages if isinstance(stage, Stage) for spec in stage.arrays]
+    specs += [spec for stage in plan.stages if isinstance(stage, LaterStage)
+              for spec in (store.built_stage(stage.name) or ((), ()))[0]]
+    return {spec.path: spec for spec in specs}
+
+
 def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
-    """Driver only, under the lock, before the store is prepared: find every damaged object,
-    reopen the shards that write it, then delete it (preparing recreates lost arrays and
-    constants). Writers are taken from the plan, so lost metadata loses nothing."""
-    fs, base, _ = _files(store.url, plan.group_path)
-    damages = scan(store.url, plan.group_path)
-    arrays = _plan_arrays(store, plan)
+    """Driver only, under the lock, before the store is prepared: rewrite every damaged
+    metadata document from the plan (its chunks stay), then find every damaged or missing
+    chunk, reopen the shards that write it, and delete it (preparing rewrites constants)."""
+    specs = plan_specs(store, plan)
+    files = _Files(store.url, plan.group_path)
+    damages = scan(store.url, plan.group_path, specs)
+    recorded = {**specs, **recorded_specs(store.group.attrs)}
+    for damage in damages:
+        if damage.chunk is None:
+            _restore_document(files, damage.array, recorded)
+    chunk_damages = [damage for damage in scan(store.url, plan.group_path, specs)
+                     if damage.chunk is not None]
     pending: dict[int, set[int]] = {}
     constants = set()
-    for damage in damages:
-        lost = ([(damage.array, damage.chunk)] if damage.chunk is not None else
-                [(path, chunk) for path, (_, chunks) in arrays.items()
-                 if path == damage.array or path.startswith(f"{damage.array}/")
-                 for chunk in chunks])
-        for path, chunk in lost:
-            if path not in arrays:
-                continue  # not the plan's
-            spec = arrays[path][0]
-            if spec is not None and spec.constant is not None:
-                constants.add(path)  # the driver writes it again
-                continue
-            grid = tuple(-(-n // c) for n, c in zip(spec.shape, spec.chunks)) if spec else ()
-            owner = chunk_owner(path, spec.writer if spec else None, chunk, grid)
-            if owner is None:  # undeclared writer: every step, always correct
-                for index, shards in _plan_steps(store):
-                    pending.setdefault(index, set()).update(range(shards))
-                break
-            pending.setdefault(owner[0], set()).add(owner[1])
+    for damage in chunk_damages:
+        if damage.step is not None:
+            pending.setdefault(damage.step, set()).add(damage.shard)
+        elif damage.array in set(store.group.attrs.get("constants_done", [])):
+            constants.add(damage.array)  # the driver writes it again
+        else:  # undeclared writer: every step, always correct
+            for step in store.group.attrs.get("steps", []):
+                pending.setdefault(step["index"], set()).update(range(step["shards"]))
     failpoint("repair:scanned")
     # Intent first: once the shards are pending, a kill anywhere below loses nothing.
     store.reopen({step: sorted(shards) for step, shards in pending.items()
-                  if marker_path(step) in store.group})
+                  if marker_path(step) in recorded})
     failpoint("repair:reopened")
     if constants:
         store.group.attrs["constants_done"] = sorted(
             set(store.group.attrs.get("constants_done", [])) - constants)
-    for damage in damages:
-        target = f"{base}/{damage.array}"
-        if damage.chunk is not None:
-            target += "/c/" + "/".join(map(str, damage.chunk))
-        if fs.exists(target):  # a damaged group's members went with it
-            fs.rm(target, recursive=True)
+    for damage in chunk_damages:
+        target = f"{files.base}/{damage.array}/c/" + "/".join(map(str, damage.chunk))
+        if files.fs.exists(target):
+            files.fs.rm(target)
             failpoint("repair:deleted-one")
-    return damages
+    return damages + [d for d in chunk_damages if d.key not in {x.key for x in damages}]
 
 
-def _plan_steps(store: ComputationStore) -> list[tuple[int, int]]:
-    """(index, shards) of every step of the plan, later stages included once built."""
-    return [(step["index"], step["shards"]) for step in store.group.attrs.get("steps", [])]
-
-
-def _plan_arrays(store: ComputationStore, plan: Plan
-                 ) -> dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]]:
-    """Every array the plan stores (markers included, without a spec) with its chunks."""
-    specs = [spec for stage in plan.stages if not isinstance(stage, LaterStage)
-             for spec in stage.arrays]
-    specs += [spec for stage in plan.stages if isinstance(stage, LaterStage)
-              for spec in (store.built_stage(stage.name) or ((), ()))[0]]
-    arrays: dict[str, tuple[ArraySpec | None, list[tuple[int, ...]]]] = {
-        spec.path: (spec, list(itertools.product(*(range(-(-n // c)) for n, c in
-                                                   zip(spec.shape, spec.chunks)))))
-        for spec in specs}
-    for index, shards in _plan_steps(store):
-        arrays[marker_path(index)] = (None, [(shard,) for shard in range(shards)])
-    return arrays
+def _restore_document(files: _Files, path: str, specs: Mapping[str, ArraySpec]) -> None:
+    """Write back a damaged document: an array's from its spec, a group above the plan's
+    arrays as a plain group; anything else is not the plan's and goes (nothing reads it)."""
+    if path in specs:
+        for depth in range(1, path.count("/") + 1):  # the subgroups above it
+            parent = path.rsplit("/", depth)[0]
+            if _unreadable(files.document(parent)):
+                _write(files, parent, PLAIN_GROUP)
+        _write(files, path, array_document(specs[path]))
+    elif any(spec.startswith(f"{path}/") for spec in specs):
+        _write(files, path, PLAIN_GROUP)
+    elif files.fs.exists(f"{files.base}/{path}"):
+        files.fs.rm(f"{files.base}/{path}", recursive=True)

@@ -22,6 +22,9 @@ COMPRESSORS = (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec())
 # Every chunk a shard writes is stored, fill values included, so a chunk that a finished
 # shard wrote and that is missing now is damage `subgame verify` can see.
 zarr.config.set({"array.write_empty_chunks": True})
+# A live run's lock file (``.lock``, `subgame.storage.lock`) sits among the arrays; it is
+# ours, not a stray object, wherever a group's members are listed (status, upgrade, ...).
+warnings.filterwarnings("ignore", message=r"Object at .*\.lock is not recognized")
 
 
 def resolve_store(url: str | None) -> str:
@@ -103,10 +106,8 @@ def publish_metadata(url: str) -> None:
     (`open_root`); a damaged member's metadata leaves the previous snapshot in place, and
     `subgame verify --store` names the damage."""
     with warnings.catch_warnings():
-        # zarr calls consolidated metadata an extension of format 3; a live run's lock file
-        # sits among the arrays and is ours.
+        # zarr calls consolidated metadata an extension of format 3.
         warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
-        warnings.filterwarnings("ignore", message="Object at .*\\.lock is not recognized")
         try:
             zarr.consolidate_metadata(url)
         except ValueError:

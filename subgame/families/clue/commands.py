@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Optional
 
 import typer
@@ -15,6 +14,7 @@ from subgame.exact import counted
 from subgame.families.clue import read as stored
 from subgame.families.clue.game import infer_view
 from subgame.families.clue.plan import joined, parse_lineup
+from subgame.inputs import read_json
 from subgame.storage import resolve_store
 
 LineupOption = Annotated[Optional[str], typer.Option(
@@ -76,23 +76,13 @@ def plot(out: OutOption = "figures",
     emit({"files": files}, as_json, lambda r: console.print("\n".join(r["files"])))
 
 
-def read_view(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{path} is not valid JSON: {exc}") from None
-
-
 @user_errors
 def infer_command(game: Annotated[str, typer.Option(
                       "--game", help="One player's view of a game, as JSON (see docs/clue.md).")],
                   as_json: JsonOption = False) -> None:
     """P(hidden) per card and the most probable hidden set(s), by exact counting of the
     deals consistent with the view."""
-    result = infer_view(read_view(game))
+    result = infer_view(read_json(game))
 
     def render(r: dict[str, Any]) -> None:
         table = Table(title=f"{r['deals']} consistent deals")

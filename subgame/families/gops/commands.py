@@ -9,7 +9,7 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
-from subgame.errors import InvalidInput
+from subgame.errors import InvalidInput, integer_text
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
 from subgame.storage import resolve_store
@@ -20,8 +20,8 @@ DiffOption = Annotated[int, typer.Option(
 def parse_cards(option: str, text: str) -> list[int]:
     """'1,5,9' -> [1, 5, 9]; anything else is a clear error."""
     try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
+        return [integer_text(option, part.strip()) for part in text.split(",") if part.strip()]
+    except InvalidInput:
         raise InvalidInput(f"{option} must be a comma-separated list of card numbers, "
                            f"got {text!r}") from None
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import numpy as np
 import typer
 
-from subgame.errors import InvalidInput, check_int
+from subgame.errors import InvalidInput, check_int, integer_text
 from subgame.families.gops import game as gops
 from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import OBJECTIVES, deck_reach, diff_max, level_zero
@@ -66,12 +66,12 @@ def parse_top_levels(option: str, text: str, cards: int) -> int:
         return 0
     if text.startswith("top:"):
         try:
-            top = int(text[4:])
-        except ValueError:
-            top = -1
-        if 0 <= top <= cards:
+            top = integer_text(option, text[4:])
+        except InvalidInput:
+            top = 0
+        if 1 <= top <= cards:  # top:0 would be none under another name (another identity)
             return top
-    raise InvalidInput(f"{option} must be all, none or top:K with 0 <= K <= {cards}, "
+    raise InvalidInput(f"{option} must be all, none or top:K with 1 <= K <= {cards}, "
                        f"got {text!r}")
 
 

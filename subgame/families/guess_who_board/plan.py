@@ -47,6 +47,7 @@ CLASSIC = "classic"
 DEFAULT_SHARD_PAIRS = 250_000
 # 10,000 sets: 1e8 pairs, 0.8 GB per int64 table held by each worker.
 DEFAULT_MAX_SETS = 10_000
+MAX_SETS_CEILING = 370_000  # sets^2 x 8 bytes = 1 TiB per int64 table
 GUESS_FACING_LAST = True
 # Each policy: its stage's name and the moves it makes per set.
 POLICIES: dict[str, tuple[str, Callable[[SetFamily], np.ndarray]]] = {
@@ -90,11 +91,17 @@ class BoardConfig(ComputationConfig):
     def __post_init__(self) -> None:
         check_int("--max-literals", self.max_literals, 1)
         check_int("--shard-pairs", self.shard_pairs, 1, 10**9)
-        check_int("--max-sets", self.max_sets, 1)
+        # Whatever the override, a worker's table (sets^2 int64) stays within MAX_SETS_CEILING's
+        # 1 TiB, and the enumeration behind it within seconds: a larger one is no run.
+        check_int("--max-sets", self.max_sets, 1, MAX_SETS_CEILING)
         if self.rules not in RULES:
             raise InvalidInput(f"unknown rules {self.rules!r}; choose official or variant")
         characters = (classic_characters() if self.board == CLASSIC
                       else load_board(self.board))
+        if len(characters) < 2:
+            raise InvalidInput(f"board {board_name(self.board)!r} has "
+                               f"{len(characters)} character: a game needs at least two "
+                               "(with one there is nothing to guess)")
         # Not a field: the parsed board travels with the configuration to the workers.
         object.__setattr__(self, "characters", characters)
         self.set_family()  # refuses what does not fit, before anything is written

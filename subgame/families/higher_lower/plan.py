@@ -44,12 +44,15 @@ SWEEP_ARRAYS = {"p_all": "float64", "log_p_all": "float64", "p_all_mantissa": "f
                 "p_all_exponent": "int64", "expected_streak": "float64", "ratio": "float64"}
 
 
+DEFAULT_EXACT_MAX = 2000
+
+
 @dataclass(frozen=True)
 class DistinctConfig(ComputationConfig):
     EXTENT = ("max_n", "exact_max")
 
     max_n: int
-    exact_max: int = 2000
+    exact_max: int = DEFAULT_EXACT_MAX
     block: int = 10_000
 
     def __post_init__(self) -> None:
@@ -315,8 +318,9 @@ class HigherLowerRun:
 
     max_n: Annotated[Optional[int], typer.Option(
         "--max-n", help="Distinct-card sweep over deck sizes n <= N.")] = None
-    exact_max: Annotated[int, typer.Option(
-        "--exact-max", help="Exact counts n! P_all(n) for n <= this.")] = 2000
+    exact_max: Annotated[Optional[int], typer.Option(
+        "--exact-max", help="Exact counts n! P_all(n) for n <= this (at most --max-n) "
+                            "[default: the smaller of 2000 and --max-n].")] = None
     block: Annotated[int, typer.Option("--block", help="Deck sizes per step.")] = 10_000
     ranks: Annotated[Optional[str], typer.Option(
         "--ranks", help="Deck sweep: ranks per deck, e.g. 8,13.")] = None
@@ -336,7 +340,14 @@ def computations(run: HigherLowerRun) -> list[ComputationConfig]:
     """The distinct sweep (--max-n), a deck grid (--ranks and --suits), or both."""
     chosen: list[ComputationConfig] = []
     if run.max_n is not None:
-        chosen.append(DistinctConfig(run.max_n, min(run.exact_max, run.max_n), run.block))
+        if run.exact_max is not None and run.exact_max > run.max_n:
+            raise InvalidInput(f"--exact-max {run.exact_max} exceeds --max-n {run.max_n}: "
+                               "exact counts stop where the sweep does; give --exact-max "
+                               f"{run.max_n} or less, or leave it out")
+        exact_max = DEFAULT_EXACT_MAX if run.exact_max is None else run.exact_max
+        chosen.append(DistinctConfig(run.max_n, min(exact_max, run.max_n), run.block))
+    elif run.exact_max is not None:
+        raise InvalidInput("--exact-max belongs to the distinct-card sweep: give --max-n too")
     if (run.ranks is None) != (run.suits is None):
         raise InvalidInput("give both --ranks and --suits for a deck sweep")
     if run.ranks is not None:

@@ -1,0 +1,102 @@
+"""The plan is the template: every metadata document of a computation follows from its plan.
+
+Each array's ``zarr.json`` (shape, data type, chunks, codecs, fill value, dimension names,
+attributes with its ``written_by`` writer) is what `ComputationStore.ensure_arrays` creates
+from an `ArraySpec`; a marker array's follows from its step's shard count; the groups above
+a computation are plain groups. So a document is checked by comparing it, as JSON, with the
+one the spec gives, and restored by writing that one back: the chunks under it stay, and
+their checksums then say which of them can still be trusted.
+
+The driver records the specs it prepared in the computation's ``arrays`` attribute (a later
+stage's are in ``built_stages``), so `subgame verify --store` holds a store against its plan
+without rebuilding it; a repair has the plan itself.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Mapping
+
+import zarr
+from zarr.storage import MemoryStore
+
+from subgame.plan import ArraySpec
+from subgame.storage.location import COMPRESSORS
+
+TEMPLATES_ATTR = "arrays"  # the computation's attribute: array path -> spec as prepared
+OWNER_ATTR = "written_by"
+MARKERS = "_markers"
+PLAIN_GROUP = {"attributes": {}, "zarr_format": 3, "node_type": "group"}
+
+
+def marker_path(step_index: int) -> str:
+    return f"{MARKERS}/{step_index:05d}"
+
+
+def marker_spec(step_index: int, shards: int) -> ArraySpec:
+    """The marker array of a step: one uint8 chunk per shard, so workers never share one."""
+    return ArraySpec(marker_path(step_index), (shards,), (1,), "uint8", ("shard",), 0)
+
+
+def array_attrs(spec: ArraySpec) -> dict[str, Any]:
+    """The attributes an array of this spec carries: its own and its writer."""
+    return {**spec.attrs, **({OWNER_ATTR: spec.writer.to_attrs()} if spec.writer else {})}
+
+
+def create_array(group: zarr.Group, spec: ArraySpec) -> zarr.Array:
+    """The one way an array of the plan is created (in a computation's group, or in memory
+    to read its document)."""
+    return group.create_array(spec.path, shape=spec.shape, chunks=spec.chunks,
+                              dtype=spec.dtype, fill_value=spec.fill_value,
+                              dimension_names=spec.dims, compressors=COMPRESSORS,
+                              attributes=array_attrs(spec))
+
+
+@lru_cache(maxsize=4096)
+def _document(spec_json: str) -> bytes:
+    spec = ArraySpec.from_attrs(json.loads(spec_json))
+    memory = MemoryStore()
+    create_array(zarr.open_group(memory, mode="w"), spec)
+    return memory._store_dict[f"{spec.path}/zarr.json"].to_bytes()
+
+
+def array_document(spec: ArraySpec) -> bytes:
+    """The ``zarr.json`` that creating this spec's array writes."""
+    return _document(json.dumps(spec.to_attrs(), sort_keys=True))
+
+
+def array_differs(stored: bytes | None, spec: ArraySpec) -> str | None:
+    """Why a stored array document is not the spec's (None: it is): missing, unreadable,
+    or which fields differ."""
+    if stored is None:
+        return "missing metadata (zarr.json)"
+    found = parse(stored)
+    if not isinstance(found, dict) or found.get("node_type") != "array":
+        return "unreadable metadata (zarr.json)"
+    expected = json.loads(array_document(spec))
+    differ = sorted(key for key in set(found) | set(expected)
+                    if found.get(key) != expected.get(key))
+    return f"metadata differs from the plan ({', '.join(differ)})" if differ else None
+
+
+def parse(document: bytes | None) -> Any:
+    """A metadata document as JSON, or None when it is absent or not JSON."""
+    if document is None:
+        return None
+    try:
+        return json.loads(document)
+    except (ValueError, RecursionError):  # ValueError covers bad UTF-8 as well
+        return None
+
+
+def recorded_specs(attrs: Mapping[str, Any]) -> dict[str, ArraySpec]:
+    """Every array the computation's attributes say the driver prepared: the recorded
+    specs, the later stages' built arrays and one marker array per recorded step."""
+    specs = {path: ArraySpec.from_attrs(spec)
+             for path, spec in (attrs.get(TEMPLATES_ATTR) or {}).items()}
+    for built in (attrs.get("built_stages") or {}).values():
+        specs.update((spec["path"], ArraySpec.from_attrs(spec)) for spec in built["arrays"])
+    for step in attrs.get("steps") or []:
+        specs[marker_path(step["index"])] = marker_spec(step["index"], step["shards"])
+    return specs

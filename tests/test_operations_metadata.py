@@ -1,0 +1,140 @@
+"""The plan is the template: a metadata document (an array's, a later stage's array's, a
+marker's, a group's, the root's) that is missing, unreadable or not the plan's is damage
+(`subgame verify --store` exits 3 naming it), and `run ... --repair` writes it back from the
+plan, keeping the chunks whose checksums pass, so the store ends equal to an untouched copy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from typer.testing import CliRunner
+
+from subgame.cli import build_app
+from subgame.engine import run_computation
+from subgame.options import RunOptions
+from tests.store_compare import assert_stores_equal
+from tests.toy_family.plan import ToyConfig
+
+app = build_app()
+CONFIG = ToyConfig(levels=4, shards=3)
+GROUP = CONFIG.group_path()
+GARBAGE = bytes(range(256)) * 3  # not UTF-8, not JSON
+
+
+def verify(store: str) -> tuple[int, list[dict]]:
+    result = CliRunner().invoke(app, ["verify", "--store", store, "--json"])
+    assert "Traceback" not in result.output
+    return result.exit_code, json.loads(result.stdout)["damaged"] if result.stdout else []
+
+
+def repair(store: str, *family: str) -> dict:
+    result = CliRunner().invoke(app, ["run", *(family or ("toy", "--levels", "4", "--shards",
+                                                          "3")),
+                                      "--store", store, "--executor", "serial", "--repair",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    (report,) = json.loads(result.stdout)
+    return report
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("toy") / "ref.zarr")
+    run_computation(CONFIG, RunOptions(path, executor="serial"))
+    return path
+
+
+def later_array(store: Path) -> Path:
+    """The later stage's array, as its record in the group names it."""
+    attrs = json.loads((store / GROUP / "zarr.json").read_text())["attributes"]
+    (spec,) = attrs["built_stages"]["distinct"]["arrays"]
+    return store / GROUP / spec["path"]
+
+
+def rewrite(path: Path, change: Callable[[dict], None]) -> None:
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document))
+
+
+DAMAGE = {  # what is done to a store, the damaged node it is reported as, shards recomputed
+    "array metadata deleted": (lambda s: (s / GROUP / "values" / "zarr.json").unlink(),
+                               "values", 0),
+    "array metadata not the plan's": (lambda s: rewrite(
+        s / GROUP / "values" / "zarr.json",
+        lambda d: d["attributes"].update(written_by={"step": 0, "shard": 0})), "values", 0),
+    "array shape not the plan's": (lambda s: rewrite(
+        s / GROUP / "values" / "zarr.json", lambda d: d.update(shape=[4, 8])), "values", 0),
+    "later stage's array metadata garbage": (
+        lambda s: (later_array(s) / "zarr.json").write_bytes(GARBAGE), "distinct", 0),
+    "later stage's array deleted": (lambda s: shutil.rmtree(later_array(s)), "distinct", 1),
+    "marker metadata edited": (lambda s: rewrite(
+        s / GROUP / "_markers" / "00003" / "zarr.json",
+        lambda d: d.update({"chunk\x7fgrid": d.pop("chunk_grid")})), "_markers/00003", 0),
+    "marker metadata garbage": (
+        lambda s: (s / GROUP / "_markers" / "00002" / "zarr.json").write_bytes(GARBAGE),
+        "_markers/00002", 0),
+    "subgroup metadata garbage": (
+        lambda s: (s / GROUP / "_markers" / "zarr.json").write_bytes(GARBAGE), "_markers", 0),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGE)
+def test_damaged_metadata_is_found_and_repaired_from_the_plan(tmp_path, reference, case):
+    damage, node, recomputed = DAMAGE[case]
+    store = tmp_path / "s.zarr"
+    shutil.copytree(reference, store)
+    damage(store)
+    code, damaged = verify(str(store))
+    assert code == 3 and [(d["computation"], d["array"], d["chunk"]) for d in damaged] == [
+        (GROUP, node, None)], damaged
+    report = repair(str(store))
+    # Only what no longer passes its checks is recomputed: a document written back leaves
+    # its chunks, which still pass their checksums, as they are.
+    assert report["shards_computed"] == recomputed
+    assert_stores_equal(reference, str(store))
+    assert verify(str(store)) == (0, [])
+
+
+@pytest.mark.parametrize("node", ["", "toy", GROUP])
+def test_a_group_or_root_document_lost_is_damage_and_repaired(tmp_path, reference, node):
+    store = tmp_path / "s.zarr"
+    shutil.copytree(reference, store)
+    (store / node / "zarr.json").write_bytes(GARBAGE)
+    code, damaged = verify(str(store))
+    assert code == 3 and [d["computation"] for d in damaged] == [node]
+    result = CliRunner().invoke(app, ["verify", "--store", str(store)])
+    assert "--repair" in result.output and "Traceback" not in result.output
+    repair(str(store))
+    assert_stores_equal(reference, str(store))
+    assert verify(str(store)) == (0, [])
+
+
+def test_a_store_that_cannot_be_read_says_so_in_one_line(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # Nothing to verify is not a success: exit 2, as for a store that does not exist.
+    for store in (str(empty), str(tmp_path / "missing")):
+        result = CliRunner().invoke(app, ["verify", "--store", store])
+        assert result.exit_code == 2 and "no subgame store" in result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_real_family_array_metadata_deleted(tmp_path):
+    """The issue's case on GOPS: `rm S/gops/N<cards>/j<level>/values/zarr.json`."""
+    reference, store = str(tmp_path / "ref.zarr"), tmp_path / "s.zarr"
+    args = ("gops", "--cards", "4")
+    for path in (reference, str(store)):
+        result = CliRunner().invoke(app, ["run", *args, "--store", path, "--executor",
+                                          "serial", "-q"])
+        assert result.exit_code == 0, result.output
+    (store / "gops" / "N4" / "j3" / "values" / "zarr.json").unlink()
+    code, damaged = verify(str(store))
+    assert code == 3 and [d["array"] for d in damaged] == ["j3/values"]
+    assert repair(str(store), *args)["shards_computed"] == 0
+    assert_stores_equal(reference, str(store))
+    assert verify(str(store)) == (0, [])
