@@ -185,6 +185,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     app.command("status")(status.status)
     app.command("upgrade")(upgrade.upgrade)
     app.command("serve")(serve.serve)
+    app.command("web")(__import__("subgame.web.command", fromlist=["web"]).web)
     return app
 
 

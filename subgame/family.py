@@ -75,6 +75,22 @@ class ComputationConfig:
 
 
 @dataclass(frozen=True)
+class Oracle:
+    """What `subgame web` serves of a family beyond `query` (see subgame/web/).
+
+    ``answers``: name -> function, served at ``/api/<family>/<name>``; each takes ``store``
+    (the served store, read-only) and keyword parameters of plain types (int, str, bool,
+    Optional of them), checks their ranges itself (InvalidInput) and returns JSON-ready
+    data; a parameter named ``body`` makes it a POST taking a JSON body. ``fixed``: query
+    options a request may set only to these values (options that would name a file).
+    ``script``: the family's part of the page, a JavaScript file in its folder."""
+
+    answers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    fixed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    script: str | None = None
+
+
+@dataclass(frozen=True)
 class Family:
     """One family, as the registry lists it.
 
@@ -87,7 +103,8 @@ class Family:
     configuration (see `subgame upgrade`). ``answer`` is the function behind `subgame query
     <name>` (its options as keywords, ``store`` among them), returning what ``--json``
     prints: the Python API (`subgame.query`) calls it. ``table`` likewise returns a
-    pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`."""
+    pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`.
+    ``oracle`` is what `subgame web` serves beyond the query."""
 
     name: str
     options: type
@@ -98,3 +115,4 @@ class Family:
     summary: str = ""
     answer: Callable[..., Mapping[str, Any]] | None = None
     table: Callable[..., Any] | None = None
+    oracle: Oracle = field(default_factory=Oracle)
