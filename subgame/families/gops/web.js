@@ -10,6 +10,7 @@
   let chosen = null;   // the computation: {cards, objective}
   let state = null;    // explored state: {hand, opponent, prizes: Set, diff, upcard}
   let game = null;     // the game played, with its undo stack
+  let asked = 0;       // the latest state asked for: an older answer arriving late is dropped
 
   function computations() {
     // The group path names the objective: gops/N<cards>, or gops/N<cards>-win.
@@ -74,12 +75,15 @@
       out);
     const sizes = [state.hand.size, state.opponent.size, state.prizes.size];
     if (!sizes[0] || sizes.some(n => n !== sizes[0])) {
+      asked++;
       s.message(out, `choose hands and prizes of one size (now ${sizes.join(", ")})`, "note");
       return;
     }
+    const mine = ++asked;
     try {
-      showGame(out, await request(state.hand, state.opponent, state.prizes, state.diff));
-    } catch (e) { s.message(out, e.message); }
+      const r = await request(state.hand, state.opponent, state.prizes, state.diff);
+      if (mine === asked) showGame(out, r);
+    } catch (e) { if (mine === asked) s.message(out, e.message); }
   }
 
   function showGame(out, r) {

@@ -6,6 +6,7 @@
   const s = window.subgame, el = s.el.bind(s);
   let chosen = null;                       // {board, max_literals, rules, label}
   let standing = null, opponent = null;    // the names still standing, or null: full board
+  let asked = 0;                           // the latest position asked for
 
   // A board option value the web accepts (the classic board, or a file its operator allowed)
   // whose name is the stored computation's board.
@@ -51,15 +52,18 @@
   // refuses leaves the position as it was, with the reason above it.
   async function show(out, mine = standing, theirs = opponent) {
     let r;
+    const mineAsked = ++asked;
     try {
       r = await s.get("/api/guess-who-board/position", {board: chosen.board,
         max_literals: chosen.max_literals, rules: chosen.rules,
         standing: mine && mine.join(","), opponent_standing: theirs && theirs.join(",")});
     } catch (e) {
+      if (mineAsked !== asked) return;
       const shown = out.querySelector("#board-error");
       if (shown) shown.textContent = e.message; else s.message(out, e.message);
       return;
     }
+    if (mineAsked !== asked) return;
     standing = r.standing; opponent = r.opponent_standing;
     const best = r.questions[0];
     out.replaceChildren(el("p", {class: "error", id: "board-error"}),
