@@ -13,16 +13,16 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import re
 import shutil
-import socket
+import subprocess
+import sys
 import tempfile
-import threading
-import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,7 +35,7 @@ from subgame.options import RunOptions
 from tests import gops_reference
 from tests.test_guess_who_board_flow import BOARD, plain_solver
 
-GOPS_CARDS = 5
+GOPS_CARDS = 4
 
 
 # -- the store and the server -----------------------------------------------------------------
@@ -64,31 +64,28 @@ def store(tmp_path_factory, board_file) -> str:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def serve(store: str, *allow: str):
+    """`subgame web --store S --port 0 [--allow ...]` in a process of its own; its address."""
+    command = [sys.executable, "-m", "subgame.cli", "web", "--store", store, "--port", "0",
+               *(part for entry in allow for part in ("--allow", entry))]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, cwd=Path(__file__).parents[1])
+    line = process.stdout.readline()  # the one line it says once it listens
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, line + process.stdout.read()
+    return process, f"http://127.0.0.1:{found.group(1)}"
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait(60)
 
 
 @pytest.fixture(scope="module")
 def server(store, board_file):
-    """The app `subgame web --store S --allow board=FILE` serves, on a free local port."""
-    import uvicorn
-
-    from subgame.web.app import build_app
-
-    config = uvicorn.Config(build_app(store, {"board": (board_file,)}), host="127.0.0.1",
-                            port=free_port(), log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not running.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{config.port}"
-    running.should_exit = True
-    thread.join(30)
+    process, url = serve(store, f"board={board_file}")
+    yield url
+    stop(process)
 
 
 def fetch(server: str, path: str, method: str = "GET", body: bytes | None = None,
@@ -386,10 +383,7 @@ def test_bodies_are_bounded_and_must_be_json(server):
 def test_a_computation_being_written_answers_what_is_finished(server, store, tmp_path):
     """A copy of the GOPS store whose top level is not finished, as a live run leaves it:
     the lower levels answer, the top level says it is not computed, in one message."""
-    import uvicorn
-
     from subgame.storage import ComputationStore
-    from subgame.web.app import build_app
 
     copy = str(tmp_path / "partial.zarr")
     shutil.copytree(store, copy)
@@ -397,28 +391,20 @@ def test_a_computation_being_written_answers_what_is_finished(server, store, tmp
     done = dict(group.attrs["steps_done"])
     done.pop(str(GOPS_CARDS - 1))
     group.attrs["steps_done"] = done
-    config = uvicorn.Config(build_app(copy), host="127.0.0.1", port=free_port(),
-                            log_level="warning")
-    partial = uvicorn.Server(config)
-    thread = threading.Thread(target=partial.run, daemon=True)
-    thread.start()
-    while not partial.started:
-        time.sleep(0.05)
+    process, url = serve(copy)
     try:
-        url = f"http://127.0.0.1:{config.port}"
         full = text(range(1, GOPS_CARDS + 1))
         status, body = fetch(url, f"/api/query/gops?cards={GOPS_CARDS}&hand={full}"
                                   f"&opponent={full}&prizes={full}")
         assert status == 404 and body == {"error": f"level j={GOPS_CARDS} of gops/N{GOPS_CARDS}"
                                                    " is not computed yet"}
         lower = get(url, "/api/gops/matrix-game", cards=GOPS_CARDS, hand="1,2", opponent="3,4",
-                    prizes="1,5")
-        assert lower["value"] == pytest.approx(gops_reference.value((1, 2), (3, 4), (1, 5)))
+                    prizes="1,4")
+        assert lower["value"] == pytest.approx(gops_reference.value((1, 2), (3, 4), (1, 4)))
         listed = {c["computation"]: c for c in get(url, "/api/computations")["computations"]}
         assert listed[f"gops/N{GOPS_CARDS}"]["steps_finished"] == GOPS_CARDS - 1
     finally:
-        partial.should_exit = True
-        thread.join(30)
+        stop(process)
 
 
 def test_concurrent_clients_are_all_answered_alike(server):
@@ -450,9 +436,13 @@ def browser():
 
 
 def wait(driver, condition, seconds: float = 60):
+    """Until ``condition()`` holds; an element re-rendered meanwhile is looked up again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=0.1).until(lambda _: condition())
+    return WebDriverWait(driver, seconds, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda _: condition())
 
 
 def by_css(driver, selector: str):
@@ -549,7 +539,8 @@ def test_folding_a_character_shows_the_apis_best_question(server, browser, board
         served = get(server, "/api/guess-who-board/position", board=board_file,
                      max_literals=2, standing=text(standing))
         by_css(browser, f"#board-mine-{name}")[0].click()
-        wait(browser, lambda: served["p"] in browser.find_element("id", "board-p").text)
+        wait(browser, lambda: "down" in by_css(browser, f"#board-mine-{name}")[0]
+             .get_attribute("class"))
+        assert served["p"] in browser.find_element("id", "board-p").text
         assert browser.find_element("id", "board-best").text == shown_question(
             served["questions"][0]["question"])
-        assert "down" in by_css(browser, f"#board-mine-{name}")[0].get_attribute("class")

@@ -28,6 +28,7 @@ import zarr
 
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
+from subgame.storage import reading
 from subgame.storage.location import COMPRESSORS, open_root
 
 FORMAT = 2
@@ -51,11 +52,18 @@ class ComputationStore:
         self.url = url
         self.group = group
         self.group_path = group_path
+        self._arrays: dict[str, zarr.Array] | None = None  # kept by a long-lived reader
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
     def open(cls, url: str, group_path: str, *, writable: bool = False) -> "ComputationStore":
         """Open an existing computation (workers, queries); no configuration check."""
+        if not writable and reading.kept():
+            return reading.opened(url, group_path, lambda: cls._open(url, group_path))
+        return cls._open(url, group_path, writable)
+
+    @classmethod
+    def _open(cls, url: str, group_path: str, writable: bool = False) -> "ComputationStore":
         root = open_root(url, writable=writable)
         try:
             group = root[group_path]
@@ -145,10 +153,19 @@ class ComputationStore:
             compressors=COMPRESSORS, attributes=attrs)
 
     def array(self, path: str) -> zarr.Array:
+        if self._arrays is not None and path in self._arrays:
+            return self._arrays[path]
         try:
-            return self.group[path]
+            array = self.group[path]
         except KeyError as exc:
             raise NotComputed(f"{self.group_path} has no array {path!r}") from exc
+        if self._arrays is not None:
+            self._arrays[path] = array
+        return array
+
+    def keep_arrays(self) -> None:
+        """Keep the arrays opened through this (read-only) computation (storage.reading)."""
+        self._arrays = {}
 
     def remove(self, path: str) -> None:
         if path in self.group:
@@ -355,6 +372,12 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
 
 def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:
     """Every computation in a store (of one family, if given)."""
+    if reading.kept():
+        for path in reading.group_paths(url, lambda: [p for p, _ in computation_groups(url)]):
+            store = ComputationStore.open(url, path)
+            if family is None or store.group.attrs.get("family") == family:
+                yield store
+        return
     for path, group in computation_groups(url):
         if family is not None and group.attrs.get("family") != family:
             continue

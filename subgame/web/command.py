@@ -41,10 +41,12 @@ def web(store: StoreOption = None,
     """Serve the store read-only: a JSON API (/docs) and a page to explore it and to play."""
     import uvicorn
 
+    from subgame.storage import reading
     from subgame.web.app import build_app
 
     url = resolve_store(store)
     open_root(url, writable=False)  # a missing store is refused now, in one line
+    reading.keep_opened()  # this process only reads: keep what it opens while unchanged
     app = build_app(url, parse_allowed(allow or []))
     if host not in LOCAL_HOSTS:
         console.print(f"listening on {host}: reachable from other machines (read-only)",
