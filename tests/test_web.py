@@ -468,10 +468,13 @@ def test_page_loads_with_the_stores_computations(server, browser, store):
 def test_gops_heatmap_shows_the_apis_numbers(server, browser):
     browser.get(server + "/#gops")
     wait(browser, lambda: by_css(browser, "#gops-payoffs"))
-    for card in ("#gops-hand-1", "#gops-opponent-5", "#gops-prizes-2"):
+    for card in ("#gops-hand-1", f"#gops-opponent-{GOPS_CARDS}", "#gops-prizes-2"):
         by_css(browser, card)[0].click()
-    served = get(server, "/api/gops/matrix-game", cards=GOPS_CARDS, hand="2,3,4,5",
-                 opponent="1,2,3,4", prizes="1,3,4,5")
+    everything = range(1, GOPS_CARDS + 1)
+    served = get(server, "/api/gops/matrix-game", cards=GOPS_CARDS,
+                 hand=text(c for c in everything if c != 1),
+                 opponent=text(c for c in everything if c != GOPS_CARDS),
+                 prizes=text(c for c in everything if c != 2))
     shown = f"{'+' if served['value'] >= 0 else '−'}{abs(served['value']):.4f}"
     wait(browser, lambda: shown in browser.find_element("id", "gops-value").text)
     first = served["rounds"][0]

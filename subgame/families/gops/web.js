@@ -18,7 +18,7 @@
       const objective = c.computation.endsWith("-win") ? "win" : "points";
       return {cards: c.identity.cards, objective, label: `N = ${c.identity.cards}, ${objective}` +
              (c.steps_finished < c.steps_total ? " (being written)" : "")};
-    }).sort((a, b) => (a.objective === "win") - (b.objective === "win") || a.cards - b.cards);
+    }).sort((a, b) => (a.objective === "win") - (b.objective === "win") || b.cards - a.cards);
   }
 
   function request(hand, opponent, prizes, diff) {
