@@ -6,5 +6,6 @@ from subgame.families.guess_who_board.plan import FAMILY as NAME, BoardConfig
 from subgame.family import Family
 
 FAMILY = Family(NAME, BoardConfig, {"query": commands.query, "plot": commands.plot,
-                                    "verify": commands.verify}, answer=commands.answer, oracle=ORACLE,
+                                    "verify": commands.verify}, answer=commands.answer,
+                oracle=ORACLE,
                 summary="Exact Guess Who on a real board (classic or CSV) with policies.")
