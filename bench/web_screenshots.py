@@ -33,12 +33,14 @@ def browser(profile: str, width: int = 1400, height: int = 1000) -> webdriver.Ch
 
 
 def shoot(driver, url: str, tab: str, wait_for: str, path: Path, steps=()) -> None:
+    driver.set_window_size(1400, 1000)
     driver.get(f"{url}/#{tab}")
     WebDriverWait(driver, 60).until(ready.presence_of_element_located((By.CSS_SELECTOR, wait_for)))
     for selector in steps:
         driver.find_element(By.CSS_SELECTOR, selector).click()
         time.sleep(0.8)
-    height = driver.execute_script("return document.body.scrollHeight")
+    time.sleep(0.5)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1400, max(600, min(height + 40, 2400)))
     time.sleep(0.3)
     driver.save_screenshot(str(path))

@@ -253,7 +253,8 @@ def oneill(size: int, rule: str) -> dict[tuple[int, int], int]:
     """a(n, m) by the recursion of docs/guess_who.md, written out plainly."""
     a = {}
     for level in range(1, size + 1):
-        for n, m in [(level, k) for k in range(1, level)] + [(k, level) for k in range(1, level + 1)]:
+        order = [(level, k) for k in range(1, level)] + [(k, level) for k in range(1, level + 1)]
+        for n, m in order:
             if n == 1:
                 a[n, m] = m
             elif rule == "official":

@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from subgame import __version__, families
 from subgame.api import query
+from subgame.commands.common import json_text
 from subgame.errors import InvalidInput, NotComputed, SubgameError
 from subgame.storage import find_computations
 from subgame.web.parameters import Parameter, parameters_of, parse_request
@@ -55,11 +56,12 @@ def _status_of(exc: Exception) -> int:
     return 500
 
 
-async def answered(call: Callable[[], Any]) -> JSONResponse:
-    """The call's result as JSON, run in a worker thread; its errors as one message."""
+async def answered(call: Callable[[], Any]) -> Response:
+    """The call's result as JSON (as --json prints it), run in a worker thread; its errors
+    as one message."""
     try:
-        return JSONResponse(json.loads(json.dumps(await run_in_threadpool(call),
-                                                  default=_plain)))
+        return Response(json_text(await run_in_threadpool(call)),
+                        media_type="application/json")
     except SubgameError as exc:
         return error(_status_of(exc), str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug, or a damaged store: one message, logged
@@ -68,12 +70,6 @@ async def answered(call: Callable[[], Any]) -> JSONResponse:
             return error(500, f"a stored chunk is damaged ({exc}); `subgame verify --store S` "
                               "names it")
         return error(500, f"internal error: {type(exc).__name__}")
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def _openapi_parameters(parameters: list[Parameter]) -> list[dict[str, Any]]:
@@ -139,7 +135,7 @@ def build_app(store: str, allow: Mapping[str, tuple[str, ...]] | None = None) ->
         raise HTTPException(404)
 
     @app.get("/api/computations", summary="What the store holds, as `subgame status --json`")
-    async def computations() -> JSONResponse:
+    async def computations() -> Response:
         return await answered(lambda: {"store": store, "computations": [
             c.status() for c in find_computations(store)]})
 
@@ -169,7 +165,7 @@ def _query_route(app: FastAPI, store: str, family: str, function: Callable[..., 
                  fixed: Mapping[str, tuple[str, ...]]) -> None:
     parameters = parameters_of(function, fixed)
 
-    async def route(request: Request) -> JSONResponse:
+    async def route(request: Request) -> Response:
         try:
             options = parse_request(parameters, request.query_params.multi_items())
         except InvalidInput as exc:
@@ -188,7 +184,7 @@ def _oracle_route(app: FastAPI, store: str, family: str, name: str,
     parameters = parameters_of(function, fixed)
     posted = "body" in inspect.signature(function).parameters
 
-    async def route(request: Request) -> JSONResponse:
+    async def route(request: Request) -> Response:
         try:
             options = parse_request(parameters, request.query_params.multi_items())
             if posted:

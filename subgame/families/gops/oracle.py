@@ -19,6 +19,7 @@ from subgame.errors import InvalidInput, NotComputed
 from subgame.families.gops import game as gops
 from subgame.families.gops.commands import parse_cards
 from subgame.families.gops.plan import check_objective, group_path
+from subgame.families.gops.read import query_state
 from subgame.family import Oracle
 from subgame.storage import ComputationStore, resolve_store
 
@@ -73,14 +74,11 @@ def matrix_game(cards: int, hand: str, opponent: str, prizes: str, objective: st
     """Every upcard's matrix game at (V, Y, P): the value after each pair of bids, both
     players' optimal mixes (stored; solved here where the level stores none), each bid's
     outcome against the other's mix, and f_k."""
-    from subgame.families.gops.read import locate, query_state
-
     check_objective(objective)
     if not 1 <= cards <= MAX_CARDS:
         raise InvalidInput(f"cards must be in 1..{MAX_CARDS}, got {cards}")
     sets = [sorted(parse_cards(f"--{name}", text))
             for name, text in (("hand", hand), ("opponent", opponent), ("prizes", prizes))]
-    locate(cards, *sets, objective, diff)  # the user's errors, as the query words them
     url = resolve_store(store)
     state = query_state(url, cards, *sets, None, objective, diff)
     matrices = payoffs(ComputationStore.open(url, group_path(cards, objective)), cards,
@@ -106,4 +104,5 @@ def matrix_game(cards: int, hand: str, opponent: str, prizes: str, objective: st
             "rounds": rounds}
 
 
-ORACLE = Oracle(answers={"matrix-game": matrix_game}, script=str(Path(__file__).with_name("web.js")))
+ORACLE = Oracle(answers={"matrix-game": matrix_game},
+                script=str(Path(__file__).with_name("web.js")))
