@@ -36,12 +36,13 @@ def shoot(driver, url: str, tab: str, wait_for: str, path: Path, steps=()) -> No
     driver.set_window_size(1400, 1000)
     driver.get(f"{url}/#{tab}")
     WebDriverWait(driver, 60).until(ready.presence_of_element_located((By.CSS_SELECTOR, wait_for)))
-    for selector in steps:
-        driver.find_element(By.CSS_SELECTOR, selector).click()
+    for selector in steps:  # a step whose button is gone (a game over) is skipped
+        for button in driver.find_elements(By.CSS_SELECTOR, selector)[:1]:
+            button.click()
         time.sleep(0.8)
     time.sleep(0.5)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1400, max(600, min(height + 40, 2400)))
+    driver.set_window_size(1400, max(600, min(height + 250, 2600)))  # the window, not the page
     time.sleep(0.3)
     driver.save_screenshot(str(path))
 
@@ -59,7 +60,7 @@ def main() -> None:
                                         ".cards button[id^=gops-play-bid]")),
              ("guess-who-board", "#board-questions", ()),
              ("guess-who", "#table-heatmap", ()),
-             ("higher-lower", "#hl-odds", ("#hl-guess-higher",)),
+             ("higher-lower", "#hl-odds", ("#hl-odds tr.optimal button",) * 3),
              ("clue", "#clue-posterior", ())]
     names = ["store", "gops", "gops-play", "board", "tables", "higher-lower", "clue"]
     with tempfile.TemporaryDirectory() as profile:

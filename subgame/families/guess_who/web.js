@@ -30,7 +30,7 @@
       title: (i, j) => `p(${i + 1}, ${j + 1}) = ${r.p[i][j]} = ${p[i][j].toFixed(6)}`});
     if (!numbers) map.classList.add("small");
     out.replaceChildren(el("p", {class: "note"}, `n: the mover's standing characters, m: the ` +
-      `other's; ${r.rules} rules; the store covers n, m <= ${r.covered}. Hover a cell for its ` +
+      `other's; ${r.rules} rules; the store covers n, m <= ${r.covered}; colour from p = 0 (white) to 1 (blue). Hover a cell for its ` +
       `exact fraction.`), map);
   }
 
