@@ -478,14 +478,19 @@ def test_gops_heatmap_shows_the_apis_numbers(server, browser):
                  prizes=text(c for c in everything if c != 2))
     shown = f"{'+' if served['value'] >= 0 else '−'}{abs(served['value']):.4f}"
     wait(browser, lambda: shown in browser.find_element("id", "gops-value").text)
-    first = served["rounds"][0]
-    assert cells(browser, "gops-payoffs") == [[f"{v:.3f}" for v in row]
-                                              for row in first["payoffs"]]
-    probability = lambda v: "·" if v == 0 else f"{v:.3f}"  # noqa: E731
-    assert cells(browser, "gops-strategy-one") == [[probability(v) for v in r["player_one"]]
-                                                   for r in served["rounds"]]
-    assert cells(browser, "gops-strategy-two") == [[probability(v) for v in r["player_two"]]
-                                                   for r in served["rounds"]]
+    def shows(table_id: str, numbers: list[list[float]]) -> bool:
+        """The cells show these numbers to their three decimals ('·' for a zero bid)."""
+        shown = cells(browser, table_id)
+        return len(shown) == len(numbers) and all(
+            len(row) == len(values) and all(
+                abs(float("0" if text == "·" else text) - value) <= 5e-4 + 1e-12
+                for text, value in zip(row, values))
+            for row, values in zip(shown, numbers))
+
+    assert shows("gops-payoffs", served["rounds"][0]["payoffs"])
+    assert shows("gops-strategy-one", [r["player_one"] for r in served["rounds"]])
+    assert shows("gops-strategy-two", [r["player_two"] for r in served["rounds"]])
+    assert not shows("gops-payoffs", served["rounds"][1]["payoffs"])  # another upcard's
 
 
 def test_a_game_against_the_optimal_strategy_is_played_to_its_end(server, browser):
