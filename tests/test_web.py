@@ -553,3 +553,25 @@ def test_folding_a_character_shows_the_apis_best_question(server, browser, board
         assert served["p"] in browser.find_element("id", "board-p").text
         assert browser.find_element("id", "board-best").text == shown_question(
             served["questions"][0]["question"])
+
+
+# -- the command ---------------------------------------------------------------------------------
+def test_listening_beyond_this_machine_is_said_in_one_line(store):
+    process = subprocess.Popen([sys.executable, "-m", "subgame.cli", "web", "--store", store,
+                                "--host", "0.0.0.0", "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).parents[1])
+    try:
+        assert process.stdout.readline().strip() == \
+            "listening on 0.0.0.0: reachable from other machines (read-only)"
+        assert "read-only at http://0.0.0.0:" in process.stdout.readline()
+    finally:
+        stop(process)
+
+
+def test_a_missing_store_is_refused_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "subgame.cli", "web", "--store",
+                           str(tmp_path / "none.zarr"), "--port", "0"], capture_output=True,
+                          text=True, cwd=Path(__file__).parents[1], timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"error: no subgame store at "
+                                                f"'{tmp_path / 'none.zarr'}'"]
