@@ -383,14 +383,15 @@ def test_bodies_are_bounded_and_must_be_json(server):
 
 def test_a_computation_being_written_answers_what_is_finished(server, store, tmp_path):
     """A copy of the GOPS store whose top level is not finished, as a live run leaves it:
-    the lower levels answer, the top level says it is not computed, in one message."""
+    the lower levels answer, the top level says it is not computed, in one message; once
+    the step is recorded as finished, the top level answers."""
     from subgame.storage import ComputationStore
 
     copy = str(tmp_path / "partial.zarr")
     shutil.copytree(store, copy)
     group = ComputationStore.open(copy, f"gops/N{GOPS_CARDS}", writable=True).group
-    done = dict(group.attrs["steps_done"])
-    done.pop(str(GOPS_CARDS - 1))
+    finished = dict(group.attrs["steps_done"])
+    done = {step: record for step, record in finished.items() if step != str(GOPS_CARDS - 1)}
     group.attrs["steps_done"] = done
     process, url = serve(copy)
     try:
@@ -404,6 +405,12 @@ def test_a_computation_being_written_answers_what_is_finished(server, store, tmp
         assert lower["value"] == pytest.approx(gops_reference.value((1, 2), (3, 4), (1, 4)))
         listed = {c["computation"]: c for c in get(url, "/api/computations")["computations"]}
         assert listed[f"gops/N{GOPS_CARDS}"]["steps_finished"] == GOPS_CARDS - 1
+        # The run finishes the step: the server, which keeps what it opened, sees it at once.
+        group.attrs["steps_done"] = finished
+        opening = get(url, "/api/query/gops", cards=GOPS_CARDS, hand=full, opponent=full,
+                      prizes=full)
+        assert opening == subgame.query("gops", store, cards=GOPS_CARDS, hand=full,
+                                        opponent=full, prizes=full)
     finally:
         stop(process)
 
