@@ -48,14 +48,6 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
-def _status_of(exc: Exception) -> int:
-    if isinstance(exc, NotComputed):
-        return 404
-    if isinstance(exc, SubgameError):
-        return 400
-    return 500
-
-
 async def answered(call: Callable[[], Any]) -> Response:
     """The call's result as JSON (as --json prints it), run in a worker thread; its errors
     as one message."""
@@ -63,13 +55,13 @@ async def answered(call: Callable[[], Any]) -> Response:
         return Response(json_text(await run_in_threadpool(call)),
                         media_type="application/json")
     except SubgameError as exc:
-        return error(_status_of(exc), str(exc))
+        return error(404 if isinstance(exc, NotComputed) else 400, str(exc))  # 404: not stored
     except Exception as exc:  # noqa: BLE001 - a bug, or a damaged store: one message, logged
         log.exception("internal error")
         if isinstance(exc, ValueError) and "checksum" in str(exc):
             return error(500, f"a stored chunk is damaged ({exc}); `subgame verify --store S` "
                               "names it")
-        return error(500, f"internal error: {type(exc).__name__}")
+        return error(500, f"internal error: {type(exc).__name__} (in the server's log)")
 
 
 def _openapi_parameters(parameters: list[Parameter]) -> list[dict[str, Any]]:
