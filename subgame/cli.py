@@ -216,6 +216,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     app.command("upgrade")(upgrade.upgrade)
     app.command("serve")(serve.serve)
     app.add_typer(server.app, name="server")
+    app.command("web")(__import__("subgame.web.command", fromlist=["web"]).web)
     return app
 
 

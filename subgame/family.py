@@ -80,6 +80,22 @@ class ComputationConfig:
 
 
 @dataclass(frozen=True)
+class Oracle:
+    """What `subgame web` serves of a family beyond `query` (see subgame/web/).
+
+    ``answers``: name -> function, served at ``/api/<family>/<name>``; each takes ``store``
+    (the served store, read-only) and keyword parameters of plain types (int, str, bool,
+    Optional of them), checks their ranges itself (InvalidInput) and returns JSON-ready
+    data; a parameter named ``body`` makes it a POST taking a JSON body. ``fixed``: query
+    options a request may set only to these values (options that would name a file).
+    ``script``: the family's part of the page, a JavaScript file in its folder."""
+
+    answers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    fixed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    script: str | None = None
+
+
+@dataclass(frozen=True)
 class Family:
     """One family, as the registry lists it.
 
@@ -93,7 +109,8 @@ class Family:
     <name>` (its options as keywords, ``store`` among them), returning what ``--json``
     prints: the Python API (`subgame.query`) calls it. ``table`` likewise returns a
     pandas DataFrame of stored results for `subgame export <name>` and `subgame.table`.
-    ``sizes`` and ``rates`` name the step metrics `subgame status` shows."""
+    ``sizes`` and ``rates`` name the step metrics `subgame status` shows; ``oracle`` is
+    what `subgame web` serves beyond the query."""
 
     name: str
     options: type
@@ -106,3 +123,4 @@ class Family:
     table: Callable[..., Any] | None = None
     sizes: tuple[str, ...] = ()  # what a step holds (its info), as `subgame status` shows
     rates: tuple[str, ...] = ()  # what a step's run computed, shown per second
+    oracle: Oracle = field(default_factory=Oracle)

@@ -27,6 +27,7 @@ import zarr
 
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
+from subgame.storage import reading
 from subgame.storage.location import open_root
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
                                       array_attrs, create_array, marker_path, marker_spec)
@@ -46,11 +47,18 @@ class ComputationStore:
         self.url = url
         self.group = group
         self.group_path = group_path
+        self._arrays: dict[str, zarr.Array] | None = None  # kept by a long-lived reader
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
     def open(cls, url: str, group_path: str, *, writable: bool = False) -> "ComputationStore":
         """Open an existing computation (workers, queries); no configuration check."""
+        if not writable and reading.kept():
+            return reading.opened(url, group_path, lambda: cls._open(url, group_path))
+        return cls._open(url, group_path, writable)
+
+    @classmethod
+    def _open(cls, url: str, group_path: str, writable: bool = False) -> "ComputationStore":
         root = open_root(url, writable=writable)
         try:
             group = root[group_path]
@@ -147,10 +155,19 @@ class ComputationStore:
         return create_array(self.group, spec)
 
     def array(self, path: str) -> zarr.Array:
+        if self._arrays is not None and path in self._arrays:
+            return self._arrays[path]
         try:
-            return self.group[path]
+            array = self.group[path]
         except KeyError as exc:
             raise NotComputed(f"{self.group_path} has no array {path!r}") from exc
+        if self._arrays is not None:
+            self._arrays[path] = array
+        return array
+
+    def keep_arrays(self) -> None:
+        """Keep the arrays opened through this (read-only) computation (storage.reading)."""
+        self._arrays = {}
 
     def remove(self, path: str) -> None:
         if path in self.group:
@@ -353,6 +370,12 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
 
 def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:
     """Every computation in a store (of one family, if given)."""
+    if reading.kept():
+        for path in reading.group_paths(url, lambda: [p for p, _ in computation_groups(url)]):
+            store = ComputationStore.open(url, path)
+            if family is None or store.group.attrs.get("family") == family:
+                yield store
+        return
     for path, group in computation_groups(url):
         if family is not None and group.attrs.get("family") != family:
             continue

@@ -1,6 +1,7 @@
 """Higher/lower as the registry sees it: `run|query|plot higher-lower`."""
 
 from subgame.families.higher_lower import commands
+from subgame.families.higher_lower.oracle import ORACLE
 from subgame.families.higher_lower.plan import (FAMILY as NAME, DeckConfig, DistinctConfig,
                                                 HigherLowerRun, computations)
 from subgame.family import ComputationConfig, Family
@@ -15,7 +16,7 @@ def upgrade(old: dict) -> ComputationConfig:
 
 FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands.plot},
                 computations=computations, upgrade=upgrade, answer=commands.answer,
-                table=commands.table,
+                table=commands.table, oracle=ORACLE,
                 summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
                         "Monte Carlo.",
                 rates=("deck_sizes", "states", "games"))

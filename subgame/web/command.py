@@ -1,0 +1,63 @@
+"""`subgame web --store S [--host 127.0.0.1] [--port 8000]`: serve the store until stopped."""
+
+from __future__ import annotations
+
+import socket
+from typing import Annotated, Optional
+
+import typer
+
+from subgame.commands.common import StoreOption, console, user_errors
+from subgame.errors import InvalidInput
+from subgame.storage import resolve_store
+from subgame.storage.location import open_root
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def parse_allowed(entries: list[str]) -> dict[str, tuple[str, ...]]:
+    """--allow OPTION=VALUE entries as {option: values}."""
+    allowed: dict[str, tuple[str, ...]] = {}
+    for entry in entries:
+        option, equals, value = entry.partition("=")
+        if not equals or not option.strip() or not value:
+            raise InvalidInput(f"--allow takes OPTION=VALUE, e.g. board=boards/mine.csv; got "
+                               f"{entry!r}")
+        key = option.strip().removeprefix("--").replace("-", "_")
+        allowed[key] = (*allowed.get(key, ()), value)
+    return allowed
+
+
+@user_errors
+def web(store: StoreOption = None,
+        host: Annotated[str, typer.Option(
+            "--host", help="Address to listen on; anything but this machine's own is "
+                           "reachable from others.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=0, max=65535,
+                                          help="Port (0: any free one).")] = 8000,
+        allow: Annotated[Optional[list[str]], typer.Option(
+            "--allow", help="OPTION=VALUE a request may give to an option the web otherwise "
+                            "fixes, e.g. board=FILE for a board CSV (repeat).")] = None) -> None:
+    """Serve the store read-only: a JSON API (/docs) and a page to explore it and to play."""
+    import uvicorn
+
+    from subgame.storage import reading
+    from subgame.web.app import build_app
+
+    url = resolve_store(store)
+    open_root(url, writable=False)  # a missing store is refused now, in one line
+    reading.keep_opened()  # this process only reads: keep what it opens while unchanged
+    app = build_app(url, parse_allowed(allow or []))
+    if host not in LOCAL_HOSTS:
+        console.print(f"listening on {host}: reachable from other machines (read-only)",
+                      soft_wrap=True)
+    try:
+        listening = socket.create_server(
+            (host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = listening.getsockname()[1]
+    console.print(f"serving {url} read-only at http://{host}:{bound}/ ; stop with Ctrl-C",
+                  soft_wrap=True, highlight=False)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
+        sockets=[listening])
