@@ -17,6 +17,11 @@ optimal tableau (w from its basic variables, u from its reduced costs); when the
 certificate (below) is not tight enough, w and u are solved afresh from X restricted to the
 optimal basis, which keeps the rounding picked up along the pivot path out of them.
 
+A game may come with a guessed optimal basis (its neighbour's, see ``level._solve_rows``):
+after the saddle check the strategies are solved on that support first, and taken, without
+a pivot, when their certificate is as tight as the simplex path's must be; else the simplex
+method runs as above.
+
 Every answer carries a certificate: x guarantees g_lo = min_l (x^T X)_l and y concedes at
 most g_hi = max_i (X y)_i, so g_lo <= val(X) <= g_hi.  The value returned is the midpoint;
 its error is at most gap / 2 with gap = g_hi - g_lo (at most a few 1e-12 on GOPS matrices
