@@ -21,7 +21,8 @@ rest of a game, the bytes of level j-1, and the measured time against a lower bo
 CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy), all
 measured in the same run (docs/gops.md, "Cost model").
 
-``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
+``--warm-starts N`` instead solves each level of N with and without warm starts, back to
+back (pivots, guessed share, time).  ``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
 store and prints per level the pipeline's cost (step wall time, the workers' CPU in the
 shards and in the kernel) beside the same level's kernel in process.
 """
@@ -187,6 +188,38 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
           f"{games} games ({games / total:.3g}/s); peak traced memory "
           f"{peak / 2**20:.0f} MiB, process max RSS so far {rss:.2f} GiB")
     return total
+
+
+def warm_start_ab(n_cards: int, tries: int = 3) -> None:
+    """Per level of N (values only, one shard a level): the kernel from the slack basis
+    (``warm_start=False``) and with warm starts, back to back, best CPU time of ``tries``
+    each, the pivots per LP of both and the share of LPs guessed."""
+    print(f"== warm starts, N = {n_cards}, values only, best of {tries} (CPU seconds) ==")
+    header = ["j", "games", "pivots/LP, slack basis", "pivots/LP, warm", "guessed %",
+              "ns/game, slack basis", "ns/game, warm", "speed-up",
+              "max |value difference|"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    prev = np.zeros((1, 1))
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        best, results = {}, {}
+        for _ in range(tries):
+            for warm in (False, True):
+                start = time.process_time()
+                results[warm] = solve_shard(layout, prev, 0, layout.n_p, False,
+                                            warm_start=warm)
+                seconds = time.process_time() - start
+                best[warm] = min(best.get(warm, np.inf), seconds)
+        cold, warm = results[False], results[True]
+        prev = cold.values
+        lps = cold.games - cold.saddles
+        if not lps:
+            continue
+        print(f"| {j} | {cold.games:,} | {cold.pivots / lps:.2f} | {warm.pivots / lps:.2f} | "
+              f"{100 * warm.guessed / lps:.0f} | {1e9 * best[False] / cold.games:.0f} | "
+              f"{1e9 * best[True] / cold.games:.0f} | {best[False] / best[True]:.2f} | "
+              f"{np.abs(cold.values - warm.values).max():.1e} |")
 
 
 def pipeline_cost(n_cards: int) -> None:
@@ -395,6 +428,8 @@ def main() -> None:
                         help="git revision of the kernel to compare with ('none': skip)")
     parser.add_argument("--cost-model", type=int, metavar="N",
                         help="Only the cost model of N's levels (see the module text).")
+    parser.add_argument("--warm-starts", type=int, metavar="N",
+                        help="Only the kernel with and without warm starts, per level of N.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -406,6 +441,9 @@ def main() -> None:
         return
     if args.pipeline:
         pipeline_cost(args.pipeline)
+        return
+    if args.warm_starts:
+        warm_start_ab(args.warm_starts)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()
