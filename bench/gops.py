@@ -3,9 +3,11 @@
 1. Whole serial in-process solves (kernel called level by level, one shard per level, with
    strategies, everything in memory): per level the time, states/s and matrix games/s of
    this kernel, beside the previous release's kernel on the same level (imported from the
-   git revision ``--previous``, default the last commit before the 0.3 kernel) and scipy's
+   git revision ``--previous``, default the last commit before the warm starts) and scipy's
    linprog(method="highs") on ``--highs-games`` of the level's games (per game, against
-   this kernel on the same games); the largest value difference to each; then wall time
+   this kernel on the same games); pivots per game of both kernels, and the ratio to the
+   scalar and SIMD flop bounds of the cost model; the largest value difference to each;
+   then CPU time
    and peak memory, and the same levels cut into shards on a pool of threads (the kernel
    releases the GIL).
 2. What N = 13, 14, 16 need, from the per-game cost measured per level size j.
@@ -18,6 +20,11 @@ none`): per level the matrix games, their size, pivots, the flops of the tableau
 rest of a game, the bytes of level j-1, and the measured time against a lower bound from this
 CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy), all
 measured in the same run (docs/gops.md, "Cost model").
+
+``--warm-starts N`` instead solves each level of N with and without warm starts, back to
+back (pivots, guessed share, time).  ``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
+store and prints per level the pipeline's cost (step wall time, the workers' CPU in the
+shards and in the kernel) beside the same level's kernel in process.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ran
                                 solve_matrix_games, solve_shard)
 from subgame.families.gops.game.patterns import pattern_count
 
-PREVIOUS_RELEASE = "672022d"  # the last commit with the 0.2 kernel (tableau re-solved always)
+PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
 SHARDS_PER_THREAD = 4  # per level in the threaded runs, for load balance
 MIN_SHARD_STATES = 20_000  # about 100 ms of work: smaller levels stay whole
@@ -103,13 +110,26 @@ def level_bytes(states: int, j: int) -> int:
     return states * (8 + 8 * j + 2 * 4 * j * j)
 
 
-def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_games: int
-                 ) -> float:
+def game_flops(j: int, games: int, lps: int, pivots: int) -> float:
+    """The cost model's flops (``cost_model``): payoffs, and for the games that are no
+    saddle point the scaled slack tableau, ``pivots`` tableau pivots and the certificate."""
+    return pivots * 2 * (j + 1) ** 2 + games * 2 * j * j + lps * 6 * j * j
+
+
+def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_games: int,
+                 machine: dict[str, float]) -> float:
+    """One in-process solve with strategies, level by level; per level this kernel's CPU
+    time beside the previous release's on the same input, and the bound: the cost model's
+    flops of a slack-basis simplex (the previous kernel's pivots, else this one's) at the
+    scalar and the SIMD rate of ``machine``."""
     print(f"== N = {n_cards}: serial in-process solve with strategies; previous release's "
-          f"kernel and HiGHS on the same level ==")
-    print("  j | states | games | s | games/s | pivots/LP | gap | previous s | previous/this "
-          "| max |value - previous| | HiGHS us/game | this us/game (same games) | HiGHS/this "
-          "| max |value - HiGHS|")
+          f"kernel and HiGHS on the same level (CPU seconds) ==")
+    header = ["j", "games", "saddle %", "guessed %", "pivots/game", "previous pivots/game",
+              "ns/game", "previous ns/game", "previous/this", "x scalar bound",
+              "x SIMD bound", "gap", "max |value - previous|", "HiGHS us/game",
+              "HiGHS/this (same games)", "max |value - HiGHS|"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
     tracemalloc.start()
     prev = np.zeros((1, 1))
     total = peak = 0.0
@@ -117,43 +137,134 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
     for j in range(n_cards + 1):
         layout = level_layout(n_cards, j)
         tracemalloc.reset_peak()  # this kernel's memory only, not the comparisons'
-        start = time.perf_counter()
+        start = time.process_time()
         result = solve_shard(layout, prev, 0, layout.n_p, with_strategies=True)
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         peak = max(peak, tracemalloc.get_traced_memory()[1])
         total += seconds
         states += layout.n_states
         games += result.games
+        if not result.games:
+            prev = result.values
+            continue
         if result.games >= 100_000:
             rates.setdefault(j, []).append(seconds / result.games)
-        row = (f"  {j} | {layout.n_states} | {result.games} | {seconds:.3f} | "
-               f"{result.games / max(seconds, 1e-9):.3g} | "
-               f"{result.pivots / max(result.games - result.saddles, 1):.2f} | "
-               f"{result.max_gap:.0e}")
+        per_game = seconds / result.games
+        lps = result.games - result.saddles
+        cold_pivots = result.pivots
+        row = [f"{j}", f"{result.games:,}", f"{100 * result.saddles / result.games:.0f}",
+               f"{100 * result.guessed / result.games:.0f}",
+               f"{result.pivots / result.games:.2f}"]
         if previous is not None:
             old_layout = previous.level_layout(n_cards, j)
-            start = time.perf_counter()
+            start = time.process_time()
             old = previous.solve_shard(old_layout, prev, 0, layout.n_p, with_strategies=True)
-            old_seconds = time.perf_counter() - start
-            row += (f" | {old_seconds:.3f} | {old_seconds / max(seconds, 1e-9):.2f} | "
-                    f"{np.abs(old.values - result.values).max():.1e}")
+            old_seconds = time.process_time() - start
+            cold_pivots = old.pivots
+            row += [f"{old.pivots / old.games:.2f}", f"{1e9 * per_game:.0f}",
+                    f"{1e9 * old_seconds / old.games:.0f}", f"{old_seconds / seconds:.2f}"]
+            difference = f"{np.abs(old.values - result.values).max():.1e}"
             del old
-        sample = sample_games(layout, prev, highs_games) if result.games else []
-        if len(sample) and highs_games:
+        else:
+            row += ["", f"{1e9 * per_game:.0f}", "", ""]
+            difference = ""
+        flops = game_flops(j, result.games, lps, cold_pivots)
+        row += [f"{seconds * machine['scalar'] / flops:.1f}",
+                f"{seconds * machine['simd'] / flops:.1f}", f"{result.max_gap:.0e}",
+                difference]
+        sample = sample_games(layout, prev, highs_games) if highs_games else []
+        if len(sample):
             start = time.perf_counter()
             reference = np.array([highs_value(g) for g in sample])
             highs = (time.perf_counter() - start) / len(sample)
             ours = min(timed(solve_matrix_games, sample) for _ in range(5)) / len(sample)
-            row += (f" | {highs * 1e6:.0f} | {ours * 1e6:.3f} | {highs / ours:.0f} | "
-                    f"{np.abs(solve_matrix_games(sample)[0] - reference).max():.1e}")
-        print(row, flush=True)
+            row += [f"{highs * 1e6:.0f}", f"{highs / ours:.0f}",
+                    f"{np.abs(solve_matrix_games(sample)[0] - reference).max():.1e}"]
+        print("| " + " | ".join(row) + " |", flush=True)
         prev = result.values
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(f"  this kernel: {total:.2f} s, {states} states ({states / total:.3g}/s), {games} "
-          f"games ({games / total:.3g}/s); peak traced memory {peak / 2**20:.0f} MiB, "
-          f"process max RSS so far {rss:.2f} GiB")
+    print(f"  this kernel: {total:.2f} CPU s, {states} states ({states / total:.3g}/s), "
+          f"{games} games ({games / total:.3g}/s); peak traced memory "
+          f"{peak / 2**20:.0f} MiB, process max RSS so far {rss:.2f} GiB")
     return total
+
+
+def warm_start_ab(n_cards: int, tries: int = 3) -> None:
+    """Per level of N (values only, one shard a level): the kernel from the slack basis
+    (``warm_start=False``) and with warm starts, back to back, best CPU time of ``tries``
+    each, the pivots per LP of both and the share of LPs guessed."""
+    print(f"== warm starts, N = {n_cards}, values only, best of {tries} (CPU seconds) ==")
+    header = ["j", "games", "pivots/LP, slack basis", "pivots/LP, warm", "guessed %",
+              "ns/game, slack basis", "ns/game, warm", "speed-up",
+              "max |value difference|"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    prev = np.zeros((1, 1))
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        best, results = {}, {}
+        for _ in range(tries):
+            for warm in (False, True):
+                start = time.process_time()
+                results[warm] = solve_shard(layout, prev, 0, layout.n_p, False,
+                                            warm_start=warm)
+                seconds = time.process_time() - start
+                best[warm] = min(best.get(warm, np.inf), seconds)
+        cold, warm = results[False], results[True]
+        prev = cold.values
+        lps = cold.games - cold.saddles
+        if not lps:
+            continue
+        print(f"| {j} | {cold.games:,} | {cold.pivots / lps:.2f} | {warm.pivots / lps:.2f} | "
+              f"{100 * warm.guessed / lps:.0f} | {1e9 * best[False] / cold.games:.0f} | "
+              f"{1e9 * best[True] / cold.games:.0f} | {best[False] / best[True]:.2f} | "
+              f"{np.abs(cold.values - warm.values).max():.1e} |")
+
+
+def pipeline_cost(n_cards: int) -> None:
+    """``subgame run gops --cards N --strategies none`` on a fresh temporary store (the
+    default executor: a local Dask cluster), then per level: the step's wall time, the CPU
+    seconds its shards took in the workers (whole shard, and the kernel inside it, from the
+    shards' metrics) and the same level's kernel solved here in process (one shard, values
+    and f_k as the run keeps them).  Shard CPU / in-process kernel CPU is what the pipeline
+    adds where the work is done; step wall x workers / shard CPU is what is lost between
+    shards (scheduling, start-up, waiting for a core the machine's other work holds)."""
+    from subgame.storage.computation import ComputationStore
+
+    with tempfile.TemporaryDirectory(prefix="gops-pipeline-") as folder:
+        store = f"{folder}/s.zarr"
+        command = [sys.executable, "-m", "subgame.cli", "run", "gops", "--cards",
+                   str(n_cards), "--strategies", "none", "--store", store, "--quiet"]
+        start = time.perf_counter()
+        subprocess.run(command, check=True)
+        wall = time.perf_counter() - start
+        attrs = ComputationStore.stored_attrs(store, f"gops/N{n_cards}")
+    done = attrs["steps_done"]
+    shards = {step["index"]: step["shards"] for step in attrs["steps"]}
+    print(f"== pipeline cost, N = {n_cards}, --strategies none: {' '.join(command[1:-3])} "
+          f"took {wall:.1f} s end to end ==")
+    header = ["j", "shards", "games", "step wall s", "shard CPU s (workers)",
+              "kernel CPU s (workers)", "kernel CPU s (in process)",
+              "shard CPU / in-process kernel", "step wall / (shard CPU / 2 workers)"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    prev = np.zeros((1, 1))
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
+        start = time.process_time()
+        result = solve_shard(layout, prev, 0, layout.n_p, False)
+        here = time.process_time() - start
+        prev = result.values
+        entry = done[str(j - 1)]
+        computed = entry["computed"]
+        shard_cpu = computed["shard_cpu_seconds"]
+        parallel = min(2, shards[j - 1])
+        print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
+              f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
+              f"{shard_cpu / max(here, 1e-9):.2f} | "
+              f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} |")
 
 
 def threaded_solve(n_cards: int, threads: int) -> tuple[float, float]:
@@ -317,16 +428,30 @@ def main() -> None:
                         help="git revision of the kernel to compare with ('none': skip)")
     parser.add_argument("--cost-model", type=int, metavar="N",
                         help="Only the cost model of N's levels (see the module text).")
+    parser.add_argument("--warm-starts", type=int, metavar="N",
+                        help="Only the kernel with and without warm starts, per level of N.")
+    parser.add_argument("--pipeline", type=int, metavar="N",
+                        help="Only the pipeline's cost per level of a `subgame run gops "
+                             "--cards N --strategies none` against the in-process kernel.")
     args = parser.parse_args()
     for _ in solve_levels(4, True):  # load the compiled kernels before timing anything
         pass
     if args.cost_model:
         cost_model(args.cost_model)
         return
+    if args.pipeline:
+        pipeline_cost(args.pipeline)
+        return
+    if args.warm_starts:
+        warm_start_ab(args.warm_starts)
+        return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
+    machine = machine_rates()
+    print(f"this CPU: scalar {machine['scalar'] / 1e9:.2f} Gflop/s, SIMD "
+          f"{machine['simd'] / 1e9:.2f} Gflop/s (best of 5, one core)")
     rates: dict[int, list[float]] = {}
     for n_cards in args.sizes:
-        serial = serial_solve(n_cards, rates, previous, args.highs_games)
+        serial = serial_solve(n_cards, rates, previous, args.highs_games, machine)
         threaded, cpu = threaded_solve(n_cards, args.threads)
         print(f"  same solve on {args.threads} threads, {SHARDS_PER_THREAD} shards per thread "
               f"and level: {threaded:.2f} s, speed-up {serial / threaded:.2f}x "

@@ -12,6 +12,7 @@ keep f_k and the bids (the values f are kept at every level).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import partial
 from math import comb
@@ -154,7 +155,8 @@ class GopsConfig(ComputationConfig):
         (solve_gops_shard): the rows of level j-1's values it reads (at most j per deck of
         the shard) and the chunks of level j-1 Zarr decodes for them (up to
         ``ZARR_CHUNKS_IN_FLIGHT`` at a time), level j's layout (child, child_sign and duel
-        per pattern x bid pair, 6 bytes; decks and drop ranks, 9 bytes per deck x card),
+        per pattern x bid pair, 6 bytes; decks and drop ranks, 9 bytes per deck x card; the
+        kernel's warm-start bases, 4 bytes per pattern x upcard),
         the shard's results (values and, where stored, upcard values, float64; both
         strategies, float32 per bid pair) and, as Zarr compresses the largest of them, a
         copy of it."""
@@ -167,7 +169,7 @@ class GopsConfig(ComputationConfig):
                 if j > 1 else 0
             previous = (rows_read + decoded) * self.states_per_deck(j - 1) * 8 if j > 1 else 0
             layout = n_patterns * j * j * 6 + \
-                comb(self.cards, j) * (9 * j + 8)
+                comb(self.cards, j) * (9 * j + 8) + n_patterns * j * 4  # + warm-start bases
             upcard_values = states * j * 8 if self.with_upcard_values(j) else 0
             strategies = states * j * j * 4 if self.with_strategies(j) else 0
             return previous + layout + states * 8 + upcard_values + 2 * strategies + \
@@ -252,6 +254,12 @@ def gops_plan(config: GopsConfig) -> Plan:
 
 
 def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
+    """Solve one shard: its rows of level j-1 in, its region of level j out.  Besides the
+    kernel's counts it reports the CPU seconds of this thread for the kernel and for the
+    whole shard (reads, layout, writes and compression included), so that `subgame status
+    --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
+    --pipeline)."""
+    shard_start = time.thread_time()
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
     layout = cached(f"{FAMILY}|layout", (config.cards, j, config.objective),
@@ -266,8 +274,10 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         prev = store.array(f"j{j - 1}/values").oindex[ranks]
     else:
         ranks, prev = None, level_zero(config.objective)
+    kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
                               config.with_upcard_values(j), ranks)
+    kernel_cpu = time.thread_time() - kernel_start
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
     if result.upcard_values is not None:
         store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
@@ -276,4 +286,6 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         store.array(f"j{j}/strategies_two")[p_lo:p_hi] = result.strategies_two
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
-            "max_gap": result.max_gap, "previous_bytes": int(prev.nbytes)}
+            "guessed": result.guessed, "max_gap": result.max_gap,
+            "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
+            "shard_cpu_seconds": round(time.thread_time() - shard_start, 4)}

@@ -177,8 +177,10 @@ class ShardResult:
     strategies      (n, n_patterns, j, j) float32  [r, p, k, i] player one bids V_i on P_k
     strategies_two  (n, n_patterns, j, j) float32  [r, p, k, l] player two bids Y_l on P_k
     (both None unless asked for).  games: matrix games solved; saddles: those with a pure
-    saddle point; pivots: simplex pivots in all; max_gap: the largest certified gap, so
-    every value of the shard is within max_gap / 2 of the value of its own matrix game.
+    saddle point; pivots: simplex pivots in all; guessed: games solved on the support
+    guessed from a neighbour, without a pivot (neither saddles nor pivots count them);
+    max_gap: the largest certified gap, so every value of the shard is within max_gap / 2
+    of the value of its own matrix game.
     """
 
     p_lo: int
@@ -191,6 +193,7 @@ class ShardResult:
     saddles: int
     pivots: int
     max_gap: float
+    guessed: int = 0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -222,13 +225,45 @@ def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, c
                 X[i, l] = prev_block[prev_diff_max + after, child[p, i, l]]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _unpack_basis(mask, j, support):
+    """support (``solve_into``'s layout) from a basis mask (0: no guess)."""
+    k = 0
+    t = 0
+    for i in range(j):
+        if (mask >> i) & 1:
+            k += 1
+            support[k] = i
+    for c in range(j):
+        if (mask >> (16 + c)) & 1:
+            t += 1
+            support[k + t] = c
+    support[0] = k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pack_basis(support):
+    k = support[0]
+    mask = 0
+    for a in range(k):
+        mask |= (1 << support[1 + a]) | (1 << (16 + support[1 + k + a]))
+    return np.int32(mask)
+
+
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats):
+                strat_two, stats, warm_start):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows; the
     difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]] is the
-    block of level j-1 that deck row r reads for upcard k."""
+    block of level j-1 that deck row r reads for upcard k.
+
+    Warm start: each game first tries the optimal basis of the game of the same upcard
+    index k and pattern at the previous deck row (or difference) as its support
+    (``solve_into``): neighbouring decks in colex order share all but their lowest cards,
+    so the two games' matrices are close and so, two times in three, is their optimal
+    support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
+    bits 16..31 (j <= 16), one int32 per (k, pattern)."""
     n_rows, j = decks.shape
     n_patterns = child.shape[0]
     diff_max = (values.shape[1] - 1) // 2
@@ -239,7 +274,9 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     col_var = np.empty(j, np.int64)
     x = np.empty(j)
     y = np.empty(j)
-    games = saddles = pivots = 0
+    bases = np.zeros((j, n_patterns), np.int32)
+    support = np.zeros(1 + 2 * j, np.int64)
+    games = saddles = pivots = guessed = 0
     max_gap = 0.0
     values[:] = 0.0
     upcard_values[:] = 0.0
@@ -261,11 +298,16 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
                                     prizes - card, child, child_sign, duel)
                     else:
                         _payoff_points(X, p, prize, prev_block[0], child, child_sign, duel)
-                    value, gap, steps = solve_into(X, j, j, tab, row_var, col_var, x, y)
+                    _unpack_basis(bases[k, p] if warm_start else 0, j, support)
+                    value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
+                                                        support)
                     if steps < 0:
                         return -1
+                    if steps > 0:
+                        bases[k, p] = _pack_basis(support)
                     games += 1
-                    saddles += steps == 0
+                    guessed += hit
+                    saddles += steps == 0 and not hit
                     pivots += steps
                     max_gap = max(max_gap, gap)
                     if with_strategies:
@@ -297,6 +339,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     stats[1] = saddles
     stats[2] = pivots
     stats[3] = max_gap
+    stats[4] = guessed
     return 0
 
 
@@ -310,15 +353,17 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
-                prev_ranks: np.ndarray | None = None) -> ShardResult:
+                prev_ranks: np.ndarray | None = None, warm_start: bool = True) -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
     given ``prev_ranks`` (``previous_rows(layout, p_lo, p_hi)``), only those rows of it,
     in that order (ignored for j = 0; for j = 1 it is level 0's values: zeros of shape
     (1, 1), win (1, 1, 1), f = 0 at d = 0).  Without ``with_upcard_values`` the f_k are
-    summed into f but not kept (``upcard_values`` is None).  The kernel releases the GIL,
-    so threads overlap.
+    summed into f but not kept (``upcard_values`` is None).  ``warm_start=False`` solves
+    every game from the slack basis (the same values within the certified gaps; the
+    strategies may be other optimal ones where a game has several).  The kernel releases
+    the GIL, so threads overlap.
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -341,7 +386,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strat_shape = (n, n_d, n_pat, j, j) if with_strategies else (0, 0, 0, 0, 0)
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
-    stats = np.zeros(4)
+    stats = np.zeros(5)
     if j == 0:
         values[:] = 0.0
     elif _solve_rows(layout.decks[p_lo:p_hi], drop_rank, layout.child,
@@ -349,7 +394,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                      layout.reach[p_lo:p_hi], layout.objective == "win",
                      prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
                      with_upcard_values, values, upcard_values, strat_one, strat_two,
-                     stats) < 0:
+                     stats, warm_start) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "
@@ -363,7 +408,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     return ShardResult(p_lo, p_hi, values, upcard_values if with_upcard_values else None,
                        strat_one if with_strategies else None,
                        strat_two if with_strategies else None,
-                       int(stats[0]), int(stats[1]), int(stats[2]), float(stats[3]))
+                       int(stats[0]), int(stats[1]), int(stats[2]), float(stats[3]),
+                       int(stats[4]))
 
 
 def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,

@@ -17,6 +17,11 @@ optimal tableau (w from its basic variables, u from its reduced costs); when the
 certificate (below) is not tight enough, w and u are solved afresh from X restricted to the
 optimal basis, which keeps the rounding picked up along the pivot path out of them.
 
+A game may come with a guessed optimal basis (its neighbour's, see ``level._solve_rows``):
+after the saddle check the strategies are solved on that support first, and taken, without
+a pivot, when their certificate is as tight as the simplex path's must be; else the simplex
+method runs as above.
+
 Every answer carries a certificate: x guarantees g_lo = min_l (x^T X)_l and y concedes at
 most g_hi = max_i (X y)_i, so g_lo <= val(X) <= g_hi.  The value returned is the midpoint;
 its error is at most gap / 2 with gap = g_hi - g_lo (at most a few 1e-12 on GOPS matrices
@@ -42,6 +47,7 @@ _MAX_PIVOTS = 5000  # GOPS and random 16 x 16 games need at most a few dozen: a 
 _REFINE = 1e-13  # a gap above this times (max X - min X): solve afresh, then _refine
 _EXACT_TOL = 1e-14  # optimality tolerance of _refine, whose tableaux are exact to rounding
 _INFEASIBLE = 1e-15  # in _refine, a basic variable below -this leaves by a dual pivot
+_GUESS_SLACK = 1e-9  # a guessed support whose w or u has an entry below -this is wrong
 _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot is singular
 
 
@@ -164,11 +170,9 @@ def _tableau_solution(m, n, tab, row_var, col_var, x, y):
 def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
     """Strategies from the optimal basis, solved afresh from X.
 
-    The basis pairs the k tight rows R (non-basic slacks) with the k basic columns S:
-    B[R, S] w_S = 1 and u_R B[R, S] = 1.  Solving these by Gaussian elimination with
-    partial pivoting keeps the rounding picked up along the pivot path (tiny pivots
-    between nearly equal GOPS entries) out of the strategies.  Returns k, or -1 if
-    B[R, S] is singular (x, y are then garbage).
+    The basis pairs the k tight rows R (non-basic slacks) with the k basic columns S;
+    ``_square_solution`` solves for them.  Returns k, or -1 if B[R, S] is singular (x, y
+    are then garbage).  Leaves S in row_var[:k] and R (permuted) in col_var[:k].
     """
     k = 0
     for i in range(m):
@@ -180,9 +184,24 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
         if col_var[c] >= n:
             col_var[t] = col_var[c] - n  # R
             t += 1
+    return _square_solution(X, m, n, lo, scale, tab, col_var, row_var, k, x, y, False)
+
+
+@njit(cache=True, nogil=True)
+def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
+    """x and y supported on the rows tight[:k] and the columns basic[:k]: B[R, S] w = 1
+    and u B[R, S] = 1 (R = tight, S = basic), solved by Gaussian elimination with partial
+    pivoting, then y = w / sum(w), x = u / sum(u).  Elimination keeps the rounding picked
+    up along a pivot path (tiny pivots between nearly equal GOPS entries) out of the
+    strategies.  A guessed support (``guess``) with an entry of w or u below
+    -_GUESS_SLACK is refused at once; otherwise negative entries are clipped to 0 (a wrong
+    support then shows in the certificate).  Returns k, or -1 if B[R, S] is singular (or
+    the guess refused); permutes tight[:k] (row pivoting).  The pivots' reciprocals replace
+    U's diagonal: multiplications instead of divisions on the solves' dependency chains.
+    """
     for a in range(k):
         for b in range(k):
-            tab[a, b] = (X[col_var[a], row_var[b]] - lo) * scale + 1.0
+            tab[a, b] = (X[tight[a], basic[b]] - lo) * scale + 1.0
     for c in range(k):  # LU with row pivoting; swapping rows of B[R, S] permutes R
         piv = c
         for a in range(c + 1, k):
@@ -191,11 +210,13 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
         if piv != c:
             for b in range(k):
                 tab[c, b], tab[piv, b] = tab[piv, b], tab[c, b]
-            col_var[c], col_var[piv] = col_var[piv], col_var[c]
+            tight[c], tight[piv] = tight[piv], tight[c]
         if tab[c, c] == 0.0:
-            return -1  # the tableau's basis is singular in X: only rounding made it a basis
+            return -1  # the basis is singular in X: only rounding made it a basis
+        inverse = 1.0 / tab[c, c]
+        tab[c, c] = inverse
         for a in range(c + 1, k):
-            f = tab[a, c] / tab[c, c]
+            f = tab[a, c] * inverse
             tab[a, c] = f
             for b in range(c + 1, k):
                 tab[a, b] -= f * tab[c, b]
@@ -205,27 +226,37 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
         for b in range(a):
             z -= tab[a, b] * w[b]
         w[a] = z
+    total_y = 0.0
     for a in range(k - 1, -1, -1):
         z = w[a]
         for b in range(a + 1, k):
             z -= tab[a, b] * w[b]
-        w[a] = z / tab[a, a]
-    for b in range(k):
-        y[row_var[b]] = max(w[b], 0.0)
+        w[a] = z * tab[a, a]
+        if guess and w[a] < -_GUESS_SLACK:
+            return -1
+        y[basic[a]] = max(w[a], 0.0)
+        total_y += y[basic[a]]
     for b in range(k):  # U^T s = 1, then L^T u = s
         z = 1.0
         for a in range(b):
             z -= tab[a, b] * w[a]
-        w[b] = z / tab[b, b]
+        w[b] = z * tab[b, b]
+    total_x = 0.0
     for b in range(k - 1, -1, -1):
         z = w[b]
         for a in range(b + 1, k):
             z -= tab[a, b] * w[a]
         w[b] = z
+        if guess and z < -_GUESS_SLACK:
+            return -1
+        x[tight[b]] = max(z, 0.0)
+        total_x += x[tight[b]]
+    if not (total_x > 0.0 and total_y > 0.0):
+        return -1  # a wrong support clipped to nothing (or NaN)
+    total_x, total_y = 1.0 / total_x, 1.0 / total_y
     for a in range(k):
-        x[col_var[a]] = max(w[a], 0.0)
-    _normalise(x, m)
-    _normalise(y, n)
+        x[tight[a]] *= total_x
+        y[basic[a]] *= total_y
     return k
 
 
@@ -375,11 +406,19 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
 
 
 @njit(cache=True, nogil=True)
-def solve_into(X, m, n, tab, row_var, col_var, x, y):
-    """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots).
+def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
+    """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots, guessed).
 
     tab ((m+1) x (n+1) or larger), row_var (m), col_var (n) are scratch space; pivots is 0
-    for a saddle point and -1 if the simplex method failed (value NaN).
+    for a saddle point and for a game solved by its guessed support, -1 if the simplex
+    method failed (value NaN).
+
+    support (int64, 1 + 2 min(m, n) or more) is a guessed optimal basis on entry and the
+    basis found on return: k = support[0] tight rows support[1:k+1] and basic columns
+    support[k+1:2k+1] (k = 0: no guess).  A guess is taken when the strategies solved on
+    it (``_square_solution``) certify as tightly as the simplex method's must
+    (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
+    A saddle point leaves the guess as it was.
     """
     for c in range(n):  # one pass; y and x hold the column maxima and row minima
         y[c] = X[0, c]
@@ -406,14 +445,26 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y):
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding
         x[best_row] = 1.0
         y[best_col] = 1.0
-        return 0.5 * (maximin + minimax), minimax - maximin, 0
+        return 0.5 * (maximin + minimax), minimax - maximin, 0, False
 
     scale = 1.0 / (hi - lo)
+    k = support[0]
+    if k > 0:  # the guess: labels copied, as the elimination permutes them
+        for a in range(k):
+            col_var[a] = support[1 + a]
+            row_var[a] = support[1 + k + a]
+        if _square_solution(X, m, n, lo, scale, tab, col_var, row_var, k, x, y, True) >= 0:
+            value, gap = _certify(X, m, n, x, y)
+            if abs(gap) <= _REFINE * (hi - lo):
+                return value, gap, 0, True
+        x[:m] = 0.0
+        y[:n] = 0.0
     _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var)
     pivots = _simplex(tab, m, n, row_var, col_var, best_col)
     value, gap = np.nan, np.inf
     k = -1
     if pivots >= 0:
+        _record_support(m, n, row_var, col_var, support)
         _tableau_solution(m, n, tab, row_var, col_var, x, y)
         value, gap = _certify(X, m, n, x, y)
         if not abs(gap) <= _REFINE * (hi - lo):
@@ -425,11 +476,28 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y):
     else:
         pivots = 0
     if not abs(gap) <= _REFINE * (hi - lo):  # rare (and NaN, -inf): see _refine
+        support[0] = 0  # the simplex basis was not optimal enough to guess from
         value, gap, pivots = _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k,
                                      value, gap, pivots)
         if not (abs(gap) < np.inf and abs(value) < np.inf):  # a failure, not a small gap
-            return np.nan, np.inf, -1
-    return value, gap, pivots
+            return np.nan, np.inf, -1, False
+    return value, gap, pivots, False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record_support(m, n, row_var, col_var, support):
+    """support = the tableau's basis: its tight rows (non-basic slacks), basic columns."""
+    k = 0
+    for c in range(n):
+        if col_var[c] >= n:
+            k += 1
+            support[k] = col_var[c] - n
+    support[0] = k
+    t = k
+    for i in range(m):
+        if row_var[i] < n:
+            t += 1
+            support[t] = row_var[i]
 
 
 @njit(cache=True, nogil=True)
@@ -448,9 +516,11 @@ def solve_matrix_games(games):
     tab = np.empty((m + 1, n + 1))
     row_var = np.empty(m, np.int64)
     col_var = np.empty(n, np.int64)
+    support = np.zeros(1 + 2 * min(m, n), np.int64)
     for b in range(count):
-        values[b], gaps[b], pivots[b] = solve_into(games[b], m, n, tab, row_var, col_var,
-                                                   rows[b], cols[b])
+        support[0] = 0  # each game from the slack basis
+        values[b], gaps[b], pivots[b], _ = solve_into(games[b], m, n, tab, row_var,
+                                                      col_var, rows[b], cols[b], support)
     return values, rows, cols, gaps, pivots
 
 
