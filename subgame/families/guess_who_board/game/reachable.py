@@ -33,6 +33,8 @@ import numpy as np
 
 from subgame.errors import InvalidInput
 
+from . import bitsets
+from .bitsets import NAMED
 from .board import Character, descriptions_up_to
 
 RULES = ("official", "variant")
@@ -40,9 +42,6 @@ UNLIMITED = None
 # Sort keys pack (size, mask) into one int64: size << n | mask.
 MAX_CHARACTERS = 56
 DEFAULT_MAX_SETS = 200_000
-# move_children[:, 1] of a variant-rules naming move: that branch is a win, worth 0 to the
-# opponent.
-NAMED = -1
 
 
 @dataclass(frozen=True)
@@ -179,60 +178,27 @@ def reachable_sets(characters: Sequence[Character], max_literals: int | None = 1
             f"every one of the {everything} non-empty subsets of the {n} characters is "
             f"reachable (each character can be split off alone), more than max_sets = "
             f"{max_sets}")
-    moves_of = _close(questions, everything, rules, max_sets)
-    masks = np.array(sorted(moves_of, key=lambda m: (m.bit_count(), m)), np.int64)
-    keys = _sort_keys(masks, n)
-    move_ptr = np.zeros(len(masks) + 1, np.int64)
-    move_ptr[1:] = np.cumsum([len(moves_of[int(m)]) for m in masks])
-    children = np.full((int(move_ptr[-1]), 2), NAMED, np.int64)
-    for set_id, mask in enumerate(masks.tolist()):
-        pairs = np.array(moves_of[mask], np.int64).reshape(-1, 2)
-        block = children[move_ptr[set_id]:move_ptr[set_id + 1]]
-        for side in (0, 1):
-            real = pairs[:, side] != NAMED
-            block[real, side] = np.searchsorted(keys, _sort_keys(pairs[real, side], n))
+    masks = reachable_masks(questions, n, rules, max_sets)
+    move_ptr, children = bitsets.set_moves(masks, questions, rules == "variant", n)
     return SetFamily(characters, tuple(sorted({t for c in characters for t in c.traits})),
-                     max_literals, rules, masks, np.array([m.bit_count() for m in
-                                                           masks.tolist()], np.int64),
-                     move_ptr, children.astype(np.int32))
+                     max_literals, rules, masks, bitsets.popcounts(masks), move_ptr,
+                     children.astype(np.int32))
 
 
-def _close(questions: np.ndarray, full: int, rules: str, max_sets: int
-           ) -> dict[int, list[tuple[int, int]]]:
-    """Breadth-first closure: per reachable mask, its moves as (child, child) mask pairs."""
-    moves_of: dict[int, list[tuple[int, int]]] = {}
-    frontier = [full]
-    while frontier:
-        discovered = []
-        for standing in frontier:
-            moves = _moves(questions, standing, rules)
-            moves_of[standing] = moves
-            for pair in moves:
-                for child in pair:
-                    if child != NAMED and child not in moves_of:
-                        moves_of[child] = []
-                        discovered.append(child)
-        if len(moves_of) > max_sets:
-            raise InvalidInput(f"more than max_sets = {max_sets} reachable sets")
-        frontier = discovered
-    return moves_of
-
-
-def _moves(questions: np.ndarray, standing: int, rules: str) -> list[tuple[int, int]]:
-    inside = np.unique(questions & standing)
-    inside = inside[(inside != 0) & (inside != standing)]
-    # One move per unordered split {S∩q, S\q}: keep the side with the smaller mask first.
-    splits = sorted(set(zip(np.minimum(inside, standing ^ inside).tolist(),
-                            np.maximum(inside, standing ^ inside).tolist())))
-    if rules == "variant" and standing.bit_count() >= 2:
-        bits = [1 << i for i in range(standing.bit_length()) if standing >> i & 1]
-        splits += [(standing ^ bit, NAMED) for bit in bits]
-    return splits
+def reachable_masks(questions: np.ndarray, n: int, rules: str = "official",
+                    max_sets: int | None = None) -> np.ndarray:
+    """The reachable masks of an n-character board, sorted by size then mask (compiled
+    breadth-first closure, bitsets.closure: about 50 bytes per set at its peak);
+    InvalidInput once more than ``max_sets`` are found."""
+    limit = np.iinfo(np.int64).max if max_sets is None else max_sets
+    found = bitsets.closure(questions, n, rules == "variant", limit)
+    if len(found) > limit:
+        raise InvalidInput(f"more than max_sets = {max_sets} reachable sets")
+    return found[np.argsort(_sort_keys(found, n), kind="stable")]
 
 
 def _sort_keys(masks: np.ndarray, n: int) -> np.ndarray:
-    sizes = np.array([int(m).bit_count() for m in masks.tolist()], np.int64)
-    return (sizes << n) | masks
+    return (bitsets.popcounts(masks) << n) | masks
 
 
 def _check_board(characters: Sequence[Character]) -> None:
@@ -248,32 +214,7 @@ def _check_board(characters: Sequence[Character]) -> None:
                            "them apart")
 
 
-MAX_COUNTED_CHARACTERS = 30
-
-
-def count_reachable(characters: Sequence[Character], max_literals: int | None,
-                    batch: int = 8192) -> int:
-    """How many sets are reachable under the official rules, without their moves: the same
-    closure as reachable_sets, breadth-first, with a bitmap of the 2^n subsets as the seen
-    set (2^n bytes: boards of up to MAX_COUNTED_CHARACTERS characters), so question limits
-    far beyond what the solver fits can be counted (the classic board at d = 2 or 3)."""
-    n = len(characters)
-    if n > MAX_COUNTED_CHARACTERS:
-        raise InvalidInput(f"counting reachable sets needs a 2^n-byte bitmap: at most "
-                           f"{MAX_COUNTED_CHARACTERS} characters, the board has {n}")
-    questions = question_sets(characters, max_literals)
-    seen = np.zeros(1 << n, dtype=bool)
-    frontier = np.array([(1 << n) - 1], np.int64)
-    seen[frontier] = True
-    while len(frontier):
-        fresh = []
-        for start in range(0, len(frontier), batch):
-            standing = frontier[start:start + batch, None]
-            inside = standing & questions[None, :]
-            split = (inside != 0) & (inside != standing)
-            children = np.concatenate((inside[split], (standing ^ inside)[split]))
-            children = np.unique(children[~seen[children]])
-            seen[children] = True
-            fresh.append(children)
-        frontier = np.concatenate(fresh)
-    return int(seen.sum())
+def count_reachable(characters: Sequence[Character], max_literals: int | None) -> int:
+    """How many sets are reachable under the official rules, without their moves (the
+    classic board at d = 2 or 3, beyond what the set solver fits)."""
+    return len(reachable_masks(question_sets(characters, max_literals), len(characters)))

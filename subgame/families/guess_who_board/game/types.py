@@ -1,0 +1,392 @@
+"""Types of reachable sets: sets that play alike, so the pair solve runs on types.
+
+Two reductions, both computed level by level in the set size k (docs/guess_who_board.md
+proves each rule):
+
+- "bisimulation": S and S' of one size have the same type when the sets of child-type
+  pairs of their splits, {{type(S∩q), type(S\\q)} : q}, coincide (under the variant rules
+  naming c adds the pair (type(S\\{c}), NAMED)).  Then a(S, T) = a(S', T) and
+  a(T, S) = a(T, S') for every T.
+- "dominance": besides, a preorder X >= Y on types of one size ("X is at least as rich":
+  every move of Y is matched, side by side in size, by a move of X whose children are >=);
+  a move whose children are matched that way by another move of the same type is dropped
+  (it never does better), and types whose remaining move sets coincide are merged.  The
+  preorder is computed among the types of a size while it is cheap (GE_WORK comparisons);
+  beyond that only X >= X is used, which keeps every rule sound.
+
+A move (pair of child types) is encoded as one int64: lo << 32 | hi with lo <= hi, or
+t << 32 | NAMED_CODE for naming a character (variant rules).  Type ids are numbered by size
+(then by first appearance), so a TypeFamily feeds PairIndex and solve_pairs as a SetFamily
+does: sizes, move_ptr, move_children.
+
+Memory: the sorted reachable masks and their types (12 bytes per set), the hash index of
+the masks (32-64 bytes per set), per level the hashes of the level's sets (16 bytes per set),
+and the type tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from numba import njit
+
+from subgame.errors import InvalidInput
+
+from . import bitsets
+from .bitsets import NAMED
+from .board import Character
+from .reachable import RULES, question_sets, reachable_masks
+
+REDUCTIONS = ("bisimulation", "dominance")
+NAMED_CODE = 0xFFFFFFFF
+# Comparisons (pairs of types x pairs of moves) allowed for one size's preorder.
+GE_WORK = 2e8
+
+
+@njit(cache=True, inline="always")
+def _set_signature(standing, questions, keys, values, bits, set_type, variant, out, buffer):
+    """The sorted distinct move codes of one set into ``out``; returns how many."""
+    splits = bitsets.distinct_splits(questions, standing, buffer)
+    count = 0
+    for i in range(splits):
+        a = set_type[bitsets.find(keys, values, bits, buffer[i])]
+        b = set_type[bitsets.find(keys, values, bits, standing ^ buffer[i])]
+        out[count] = (min(a, b) << 32) | max(a, b)
+        count += 1
+    if variant and standing & (standing - 1):
+        rest = standing
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            out[count] = (set_type[bitsets.find(keys, values, bits, standing ^ bit)] << 32
+                          ) | NAMED_CODE
+            count += 1
+    ordered = np.sort(out[:count])
+    distinct = 0
+    for i in range(count):
+        if i == 0 or ordered[i] != ordered[i - 1]:
+            out[distinct] = ordered[i]
+            distinct += 1
+    return distinct
+
+
+@njit(cache=True)
+def _level_hashes(masks, questions, keys, values, bits, set_type, variant, n):
+    """Two independent 64-bit hashes of each set's signature."""
+    hashes = np.empty((len(masks), 2), np.uint64)
+    out = np.empty(len(questions) + n, np.int64)
+    buffer = np.empty(len(questions), np.int64)
+    for i in range(len(masks)):
+        count = _set_signature(masks[i], questions, keys, values, bits, set_type, variant,
+                               out, buffer)
+        h1, h2 = np.uint64(count), np.uint64(count) ^ np.uint64(0x5BD1E995)
+        for j in range(count):
+            code = np.uint64(out[j])
+            h1 = (h1 ^ code) * np.uint64(0x100000001B3)
+            h2 = (h2 + code) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
+            h2 ^= h2 >> np.uint64(29)
+        hashes[i, 0], hashes[i, 1] = h1, h2
+    return hashes
+
+
+@njit(cache=True)
+def _class_signatures(masks, representatives, questions, keys, values, bits, set_type,
+                      variant, n):
+    """The signatures of the representative sets as CSR (ptr, codes)."""
+    out = np.empty(len(questions) + n, np.int64)
+    buffer = np.empty(len(questions), np.int64)
+    ptr = np.zeros(len(representatives) + 1, np.int64)
+    codes = np.empty(16 + len(representatives) * 8, np.int64)
+    for c in range(len(representatives)):
+        count = _set_signature(masks[representatives[c]], questions, keys, values, bits,
+                               set_type, variant, out, buffer)
+        if ptr[c] + count > len(codes):
+            grown = np.empty(2 * (ptr[c] + count), np.int64)
+            grown[:ptr[c]] = codes[:ptr[c]]
+            codes = grown
+        codes[ptr[c]:ptr[c] + count] = out[:count]
+        ptr[c + 1] = ptr[c] + count
+    return ptr, codes[:ptr[-1]]
+
+
+@njit(cache=True)
+def _mismatches(masks, classes, ptr, codes, questions, keys, values, bits, set_type,
+                variant, n):
+    """How many sets' signatures differ from their class representative's (hash
+    collisions: the exact check behind the hashes)."""
+    out = np.empty(len(questions) + n, np.int64)
+    buffer = np.empty(len(questions), np.int64)
+    wrong = 0
+    for i in range(len(masks)):
+        count = _set_signature(masks[i], questions, keys, values, bits, set_type, variant,
+                               out, buffer)
+        c = classes[i]
+        if count != ptr[c + 1] - ptr[c] or (out[:count] != codes[ptr[c]:ptr[c + 1]]).any():
+            wrong += 1
+    return wrong
+
+
+@njit(cache=True, inline="always")
+def _child_ge(x, y, type_size, type_rank, ge_flat, ge_start, ge_count):
+    """x >= y for two types (False across sizes); identity where no preorder is kept."""
+    if x == y:
+        return True
+    size = type_size[x]
+    if type_size[y] != size or ge_count[size] == 0:
+        return False
+    return ge_flat[ge_start[size] + type_rank[x] * ge_count[size] + type_rank[y]]
+
+
+@njit(cache=True, inline="always")
+def _move_ge(a, b, type_size, type_rank, ge_flat, ge_start, ge_count):
+    """Move a's children dominate move b's, side by side (either pairing when the sides
+    have one size)."""
+    a1, a2, b1, b2 = a >> 32, a & NAMED_CODE, b >> 32, b & NAMED_CODE
+    if (a2 == NAMED_CODE) != (b2 == NAMED_CODE):
+        return False
+    if a2 == NAMED_CODE:
+        return _child_ge(a1, b1, type_size, type_rank, ge_flat, ge_start, ge_count)
+    if (_child_ge(a1, b1, type_size, type_rank, ge_flat, ge_start, ge_count)
+            and _child_ge(a2, b2, type_size, type_rank, ge_flat, ge_start, ge_count)):
+        return True
+    return (_child_ge(a1, b2, type_size, type_rank, ge_flat, ge_start, ge_count)
+            and _child_ge(a2, b1, type_size, type_rank, ge_flat, ge_start, ge_count))
+
+
+@njit(cache=True)
+def _prune(ptr, codes, type_size, type_rank, ge_flat, ge_start, ge_count):
+    """Each class's moves less the dominated ones: b goes when another move a >= b, and,
+    if b >= a as well, a comes first (one of equivalent moves stays)."""
+    keep = np.ones(len(codes), np.bool_)
+    for c in range(len(ptr) - 1):
+        for j in range(ptr[c], ptr[c + 1]):
+            for i in range(ptr[c], ptr[c + 1]):
+                if i != j and keep[i] and _move_ge(codes[i], codes[j], type_size, type_rank,
+                                                    ge_flat, ge_start, ge_count):
+                    if i < j or not _move_ge(codes[j], codes[i], type_size, type_rank,
+                                             ge_flat, ge_start, ge_count):
+                        keep[j] = False
+                        break
+    return keep
+
+
+@njit(cache=True)
+def _preorder(ptr, codes, type_size, type_rank, ge_flat, ge_start, ge_count):
+    """ge[x, y]: every move of y is dominated by some move of x (types of one size)."""
+    m = len(ptr) - 1
+    ge = np.zeros((m, m), np.bool_)
+    for x in range(m):
+        for y in range(m):
+            if x == y:
+                ge[x, y] = True
+                continue
+            covered = True
+            for j in range(ptr[y], ptr[y + 1]):
+                found = False
+                for i in range(ptr[x], ptr[x + 1]):
+                    if _move_ge(codes[i], codes[j], type_size, type_rank, ge_flat, ge_start,
+                                ge_count):
+                        found = True
+                        break
+                if not found:
+                    covered = False
+                    break
+            ge[x, y] = covered
+    return ge
+
+
+@dataclass(frozen=True)
+class TypeFamily:
+    """The types of one board's reachable sets, and their moves.
+
+    ``masks`` are the reachable sets (sorted by size, then mask), ``set_type[i]`` the type
+    of masks[i]; type t has size sizes[t], a representative set representative[t], and the
+    moves move_children[move_ptr[t]:move_ptr[t + 1]] (pairs of child types, or
+    (t', NAMED) for naming a character) after the reduction's pruning.
+    ``classes_per_size`` counts the bisimulation classes of each size before merging.
+    """
+
+    characters: tuple[Character, ...]
+    max_literals: int | None
+    rules: str
+    reduction: str
+    masks: np.ndarray
+    set_type: np.ndarray
+    sizes: np.ndarray
+    representative: np.ndarray
+    move_ptr: np.ndarray
+    move_children: np.ndarray
+    classes_per_size: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def full(self) -> int:
+        return int(self.set_type[-1])
+
+    def moves(self, type_id: int) -> np.ndarray:
+        return self.move_children[self.move_ptr[type_id]:self.move_ptr[type_id + 1]]
+
+    @property
+    def types_per_size(self) -> np.ndarray:
+        """Index k: the number of types of size k."""
+        return np.bincount(self.sizes, minlength=len(self.characters) + 1)
+
+    @property
+    def sets_per_size(self) -> np.ndarray:
+        return np.bincount(bitsets.popcounts(self.masks), minlength=len(self.characters) + 1)
+
+    @cached_property
+    def _index(self):
+        return bitsets.index_masks(self.masks, len(self.characters))
+
+    def type_of(self, mask: int) -> int:
+        """The type of a reachable set; InvalidInput if it is not reachable."""
+        position = int(bitsets.find(*self._index, mask))
+        if position < 0:
+            raise InvalidInput(f"the set {self.names(mask)} is not reachable")
+        return int(self.set_type[position])
+
+    def names(self, mask: int) -> list[str]:
+        return [c.name for i, c in enumerate(self.characters) if mask >> i & 1]
+
+    def mask_of(self, names: Sequence[str]) -> int:
+        index = {c.name: i for i, c in enumerate(self.characters)}
+        unknown = [name for name in names if name not in index]
+        if unknown:
+            raise InvalidInput(f"unknown character {unknown[0]!r}")
+        return sum(1 << index[name] for name in set(names))
+
+
+def set_types(characters: Sequence[Character], max_literals: int | None = 1,
+              rules: str = "official", reduction: str = "dominance",
+              max_sets: int | None = None) -> TypeFamily:
+    """The types of every reachable set, level by level in the set size."""
+    if rules not in RULES:
+        raise InvalidInput(f"rules must be one of {RULES}, got {rules!r}")
+    if reduction not in REDUCTIONS:
+        raise InvalidInput(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    characters = tuple(characters)
+    n = len(characters)
+    questions = question_sets(characters, max_literals)
+    masks = reachable_masks(questions, n, rules, max_sets)
+    keys, values, bits = bitsets.index_masks(masks, n)
+    set_sizes = bitsets.popcounts(masks)
+    bounds = np.searchsorted(set_sizes, np.arange(n + 2))
+    variant = rules == "variant"
+    set_type = np.full(len(masks), -1, np.int64)
+    type_size: list[np.ndarray] = []
+    representatives: list[np.ndarray] = []
+    move_lists: list[tuple[np.ndarray, np.ndarray]] = []
+    classes_per_size = np.zeros(n + 1, np.int64)
+    # The preorder per size, flat (empty where only identity is kept).
+    ge_parts, ge_start, ge_count = [], np.zeros(n + 2, np.int64), np.zeros(n + 2, np.int64)
+    type_rank = np.zeros(0, np.int64)
+    first_type = 0
+    for k in range(1, n + 1):
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        if lo == hi:
+            continue
+        hashes = _level_hashes(masks[lo:hi], questions, keys, values, bits, set_type,
+                               variant, n)
+        _, first, classes = np.unique(hashes, axis=0, return_index=True, return_inverse=True)
+        classes = classes.reshape(-1)
+        # Classes in order of first appearance.
+        order = np.argsort(first, kind="stable")
+        relabel = np.empty_like(order)
+        relabel[order] = np.arange(len(order))
+        classes, first = relabel[classes], first[order]
+        ptr, codes = _class_signatures(masks[lo:hi], first, questions, keys, values, bits,
+                                       set_type, variant, n)
+        if _mismatches(masks[lo:hi], classes, ptr, codes, questions, keys, values, bits,
+                       set_type, variant, n):
+            raise AssertionError("two signatures share both hashes")  # pragma: no cover
+        classes_per_size[k] = len(first)
+        sizes_so_far = np.concatenate(type_size) if type_size else np.zeros(0, np.int64)
+        ge_flat = np.concatenate(ge_parts) if ge_parts else np.zeros(0, np.bool_)
+        if reduction == "dominance":
+            first, classes, ptr, codes = _prune_and_merge(
+                first, classes, ptr, codes, _prune(ptr, codes, sizes_so_far, type_rank,
+                                                   ge_flat, ge_start, ge_count))
+        count = len(first)
+        set_type[lo:hi] = first_type + classes
+        type_size.append(np.full(count, k, np.int64))
+        type_rank = np.concatenate((type_rank, np.arange(count, dtype=np.int64)))
+        representatives.append(lo + first)
+        move_lists.append((ptr, codes))
+        if reduction == "dominance" and count * count * max(
+                1, (len(codes) / count) ** 2) <= GE_WORK:
+            sizes_now = np.concatenate(type_size)
+            ge = _preorder(ptr, codes, sizes_now, type_rank, ge_flat, ge_start, ge_count)
+            ge_start[k], ge_count[k] = len(ge_flat), count
+            ge_parts.append(ge.reshape(-1))
+        first_type += count
+    return _family(characters, max_literals, rules, reduction, masks, set_type,
+                   np.concatenate(type_size), np.concatenate(representatives), move_lists,
+                   classes_per_size)
+
+
+def _prune_and_merge(first, classes, ptr, codes, keep):
+    """Drop the moves not kept, then merge the classes whose remaining moves coincide."""
+    owner = np.repeat(np.arange(len(first)), np.diff(ptr))
+    counts = np.bincount(owner[keep], minlength=len(first))
+    codes = codes[keep]
+    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+    lists = [codes[bounds[c]:bounds[c + 1]] for c in range(len(first))]
+    merged: dict[bytes, int] = {}
+    class_type = np.array([merged.setdefault(moves.tobytes(), len(merged))
+                           for moves in lists], np.int64)
+    kept = np.unique(class_type, return_index=True)[1]
+    ptr = np.concatenate(([0], np.cumsum(counts[kept]))).astype(np.int64)
+    codes = np.concatenate([lists[c] for c in kept.tolist()])
+    return first[kept], class_type[classes], ptr, codes
+
+
+def _family(characters, max_literals, rules, reduction, masks, set_type, sizes,
+            representatives, move_lists, classes_per_size) -> TypeFamily:
+    """Decode the move codes into (child, child) type pairs, in CSR."""
+    counts = np.concatenate([np.diff(ptr) for ptr, _ in move_lists])
+    codes = np.concatenate([c for _, c in move_lists])
+    first, second = codes >> 32, codes & NAMED_CODE
+    children = np.stack((first, np.where(second == NAMED_CODE, NAMED, second)), axis=1)
+    move_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return TypeFamily(characters, max_literals, rules, reduction, masks,
+                      set_type.astype(np.int32), sizes, representatives.astype(np.int64),
+                      move_ptr, children.astype(np.int32), classes_per_size)
+
+
+def concrete_moves(family: TypeFamily, standing: int) -> list[tuple[int, int]]:
+    """Every move of the concrete set ``standing`` (pruned or not): (S∩q, S\\q) masks with
+    the smaller mask first, ascending, then under the variant rules (S\\{c}, NAMED) for
+    each character c, lowest first."""
+    questions = question_sets(family.characters, family.max_literals)
+    buffer = np.empty(len(questions), np.int64)
+    count = bitsets.distinct_splits(questions, standing, buffer)
+    moves = [(int(m), standing ^ int(m)) for m in buffer[:count].tolist()]
+    if family.rules == "variant" and standing.bit_count() >= 2:
+        moves += [(standing ^ (1 << i), NAMED) for i in range(standing.bit_length())
+                  if standing >> i & 1]
+    return moves
+
+
+def optimal_moves(family: TypeFamily, a: Callable[[int, int], int], standing: int,
+                  opponent: int) -> tuple[int, list[tuple[int, int]], bool]:
+    """a(S, T) for concrete sets, from a(type, type); every optimal move of S (as
+    concrete_moves gives them) and whether the final guess (or naming the last one) is
+    optimal."""
+    s_type, t_type = family.type_of(standing), family.type_of(opponent)
+    value = a(s_type, t_type)
+    product_ = standing.bit_count() * opponent.bit_count()
+    best = []
+    for move in concrete_moves(family, standing):
+        taken = a(t_type, family.type_of(move[0])) + (
+            0 if move[1] == NAMED else a(t_type, family.type_of(move[1])))
+        if product_ - taken == value:
+            best.append(move)
+    final = standing.bit_count() == 1 or (family.rules == "official"
+                                          and value == opponent.bit_count())
+    return value, best, final
