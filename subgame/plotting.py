@@ -50,6 +50,7 @@ class ColourScale:
     cmap: str
     label: str
     signed: bool = False  # numbers in cells carry their sign (differences)
+    digits: int = 2  # decimals of the numbers in cells
     note: str | None = None
     extend: str = "neither"  # "both": values beyond the limits drawn in the end colours
 
@@ -105,10 +106,11 @@ def difference_scale(values, label: str, largest: float = 1.0,
         cut = float(np.quantile(finite, quantile))
         if 0 < cut < bound:
             bound, extend = cut, "both"
-            label = f"{label} (beyond +-{cut:.2g}: the end colours)"
+            label = f"{label} (beyond ±{cut:.2g}: the end colours)"
     if note is not None or bound == 0.0:
         bound = largest
-    return ColourScale(-bound, bound, DIVERGING, label, signed=True, note=note, extend=extend)
+    return ColourScale(-bound, bound, DIVERGING, label, signed=True, digits=3, note=note,
+                       extend=extend)
 
 
 def draw_heatmap(ax: Axes, data, scale: ColourScale, *,
@@ -151,7 +153,7 @@ def _write_numbers(ax: Axes, image: AxesImage, grid: np.ndarray, scale: ColourSc
         red, green, blue, _ = image.cmap(image.norm(value))
         dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
         ax.text(left + (column + 0.5) * width, bottom + (row + 0.5) * height,
-                number_text(float(value), scale.signed), ha="center", va="center",
+                number_text(float(value), scale.signed, scale.digits), ha="center", va="center",
                 fontsize=size, color="white" if dark else "black")
 
 
