@@ -25,7 +25,7 @@ def packed_lines(items: Iterable[str], width: int, separator: str = ", ",
 
 def print_items(heading: str, items: Iterable[str]) -> None:
     """``heading``, then the items packed to the console's width."""
-    console.print(heading, soft_wrap=True, highlight=False)
+    print_paragraph(heading)
     for line in packed_lines(items, console.width):
         console.print(line, soft_wrap=True, highlight=False)
 
@@ -36,11 +36,23 @@ def print_paragraph(text: str, indent: str = "") -> None:
         console.print(line, soft_wrap=True, highlight=False)
 
 
-def print_quantities(heading: str, rows: Iterable[tuple[str, str]]) -> None:
-    """``heading``, then one "name  value" line per row, the values aligned; a value is
-    never wrapped by us (exact fractions of thousands of digits stay one line to copy)."""
+def print_quantities(heading: str, rows: Iterable[tuple[str, str | list[str]]]) -> None:
+    """``heading`` (wrapped between words), then one "name  value" line per row, the values
+    aligned. A value given as a list of items (descriptions, moves) is packed into lines
+    under its column, "; " between items; a text value is never wrapped by us (an exact
+    fraction of thousands of digits stays one line, to copy)."""
     rows = list(rows)
-    console.print(heading, soft_wrap=True, highlight=False)
+    print_paragraph(heading)
     width = max((len(name) for name, _ in rows), default=0)
     for name, value in rows:
+        if isinstance(value, list):
+            hanging = " " * (width + 4)
+            lines = packed_lines(value, console.width, "; ", hanging) or [hanging + "-"]
+            value = "\n".join([lines[0].lstrip(), *lines[1:]])
         console.print(f"  {name.ljust(width)}  {value}", soft_wrap=True, highlight=False)
+
+
+def print_files(result: dict) -> None:
+    """A plot command's ``{"files": [...]}``, one path a line, never wrapped (to copy)."""
+    for path in result["files"]:
+        console.print(path, soft_wrap=True, highlight=False)

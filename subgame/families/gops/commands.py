@@ -9,6 +9,7 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
+from subgame.commands.text import print_files
 from subgame.errors import InvalidInput
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
@@ -127,7 +128,7 @@ def plot(cards: CardsOption,
         suffix = "" if objective == "points" else f"_{objective}"
         name = f"gops_N{cards}{suffix}_first_move.png"
     path = save(first_move_figure(tables), out, name)
-    emit({"files": [path]}, as_json, lambda r: console.print(r["files"][0]))
+    emit({"files": [path]}, as_json, print_files)
 
 
 @user_errors

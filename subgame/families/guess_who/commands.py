@@ -8,7 +8,7 @@ import typer
 
 from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
                                      emit, result_command, user_errors)
-from subgame.commands.text import print_items, print_quantities
+from subgame.commands.text import print_files, print_items, print_quantities
 from subgame.errors import InvalidInput
 from subgame.exact import counted
 from subgame.families.guess_who import read as stored
@@ -49,8 +49,8 @@ def _render(r: dict) -> None:
                     (f"({a}, {b})" for a, b in r["fair_states"]))
         return
     moves = r["optimal_moves"]
-    print_quantities(f"Guess Who, {r['rules']} rules, (n, m) = ({r['n']}, {r['m']}): "
-                     "n standing for the mover, m for the other", [
+    print_quantities(f"Guess Who ({r['rules']} rules), n = {r['n']} standing for the mover, "
+                     f"m = {r['m']} for the other", [
         ("a = n m p", str(r["a"])),
         ("p, the mover wins", f"{r['p']} = {r['p_float']:.6f}"),
         ("F, first-mover advantage", f"{r['F']} = {r['F_float']:+.6f}"),
@@ -83,7 +83,7 @@ def plot(out: OutOption = "figures",
     written = [save(figure, out, name) for rule in ("official", "variant")
                for name, figure in rule_figures(stored.probability_maps(url, rule),
                                                 rule).items()]
-    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+    emit({"files": written}, as_json, print_files)
 
 
 @user_errors

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
                                      emit, result_command, user_errors)
-from subgame.commands.text import print_paragraph, print_quantities
+from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
 from subgame.families.guess_who_board import read as stored
 from subgame.families.guess_who_board.plan import (CLASSIC, DEFAULT_MAX_SETS, BoardConfig,
@@ -64,17 +64,18 @@ def _render(r: dict) -> None:
     print_quantities(f"{named}, d = {r['max_literals']}, {r['rules']} rules: "
                      f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}", [
         ("p, the mover wins", f"{r['p']} = {r['p_float']:.6f}"),
-        ("optimal questions", "; ".join(map(question_text, r["optimal_questions"])) or "-"),
+        ("optimal questions", [question_text(q) for q in r["optimal_questions"]]),
         ("final guess optimal", "yes" if r["final_guess_optimal"] else "no"),
         ("closest to half", question_text(r["closest_to_half"]))])
     if not r["policies"]:
         return
     table = Table(box=None, pad_edge=False)
-    table.add_column("policy", no_wrap=True)
-    for heading in POLICY_COLUMNS.values():
-        table.add_column(heading, justify="right", no_wrap=True)
-    for policy, values in r["policies"].items():
-        table.add_row(policy.replace("_", "-"), *(values[key] for key in POLICY_COLUMNS))
+    names = [policy.replace("_", "-") for policy in r["policies"]]
+    table.add_column("policy", no_wrap=True, min_width=max(map(len, names)))
+    for heading in POLICY_COLUMNS.values():  # a narrow terminal folds numbers, never cuts
+        table.add_column(heading, justify="right", overflow="fold")
+    for name, values in zip(names, r["policies"].values()):
+        table.add_row(name, *(values[key] for key in POLICY_COLUMNS))
     print_paragraph(f"policies ({POLICY_NOTE}):")
     console.print(table)
 
@@ -97,7 +98,7 @@ def plot(out: OutOption = "figures",
                                       board_name(config.board), max_literals, rules)
     name = f"guess_who_board_{config.group_path().split('/', 1)[1]}"
     written = [save(figure, out, f"{name}_{kind}.png") for kind, figure in figures.items()]
-    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+    emit({"files": written}, as_json, print_files)
 
 
 @user_errors

@@ -8,7 +8,7 @@ import typer
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
-from subgame.commands.text import print_paragraph, print_quantities
+from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
 from subgame.errors import InvalidInput
 from subgame.families.higher_lower import game as hl
@@ -123,4 +123,4 @@ def plot(out: OutOption = "figures",
 
     figures = sweep_figures(stored.sweep(resolve_store(store)))
     files = [save(figure, out, name) for name, figure in figures.items()]
-    emit({"files": files}, as_json, lambda r: console.print("\n".join(r["files"])))
+    emit({"files": files}, as_json, print_files)
