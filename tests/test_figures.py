@@ -295,6 +295,8 @@ def test_guess_who_text_keeps_states_whole(store, monkeypatch):
     state = text_of(monkeypatch, "query", "guess-who", "--n", "5", "--m", "7", "--store",
                     store)
     assert f"{plain_a('official', 5, 7)}" in state and "22/35" in state
+    checked = text_of(monkeypatch, "verify", "guess-who", "--store", store)
+    assert "(4, 3)" in checked  # the erratum's first state, whole on one line
 
 
 def test_higher_lower_text(store, monkeypatch):
@@ -323,6 +325,9 @@ def test_board_text_keeps_policies_whole(store, monkeypatch):
             if line.startswith(("closest-half", "trait-search"))}
     assert set(rows) == {"closest-half", "trait-search"}
     assert all(len(values) == 4 for values in rows.values())  # one fraction per column
+    checked = text_of(monkeypatch, "verify", "guess-who-board", "--board", BOARD, "--store",
+                      store)
+    assert "0 mismatches" in checked
 
 
 def test_status_prints_group_names_whole(store, monkeypatch):
