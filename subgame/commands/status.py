@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.table import Table
 
 from subgame import families
@@ -42,9 +43,13 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
         if not r["computations"]:
             console.print(f"{url}: no computations yet")
         for comp in r["computations"]:
-            table = Table(title=f"{comp['computation']}  ({comp['steps_finished']}/"
-                                f"{comp['steps_total']} steps, "
-                                f"{comp['bytes_on_disk'] / 1e6:.1f} MB)")
+            # The group name on a line of its own, never wrapped: it is what --group and
+            # xarray's group= take, so it must copy whole.
+            console.print(f"{comp['computation']}  ({comp['steps_finished']}/"
+                          f"{comp['steps_total']} steps, "
+                          f"{comp['bytes_on_disk'] / 1e6:.1f} MB)",
+                          soft_wrap=True, highlight=False)
+            table = Table(box=box.SIMPLE_HEAD, show_edge=False)  # room for the numbers
             family = declared(comp["family"])
             sizes = [key for key in (*family.sizes, "bytes_on_disk")
                      if any(key in st for st in comp["steps"])]
