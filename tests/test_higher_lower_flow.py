@@ -60,7 +60,7 @@ def test_asymptotics_bracket_the_closed_forms(store):
     limits = asymptotics(store)
     for name in ("ratio", "streak"):
         fit, truth = limits[name], limits["closed_form"][name]
-        assert abs(fit["limit"] - truth) <= max(fit["error"], 1e-12) * 10, name
+        assert abs(fit["limit"] - truth) <= fit["error"], name
 
 
 @lru_cache(maxsize=None)
