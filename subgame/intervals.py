@@ -8,7 +8,8 @@ higher/lower's Monte Carlo decks and Clue's tournaments.
   no / all successes.  With ``effective`` trials (Kish's effective sample size, for
   correlated trials: the variance of the observed proportion is that of ``effective``
   independent ones) it widens accordingly.
-- :func:`mean_interval`: Student's t interval for a mean from its sums.
+- :func:`t_interval`, :func:`t_p_value`: Student's t interval of an estimate with a given
+  variance, and the two-sided p-value of a difference.
 - :func:`holm`: Holm's step-down adjustment, which keeps the chance of any false
   "distinguishable" among several tests at most the stated level.
 """
@@ -47,18 +48,23 @@ def wilson(successes: float, trials: float, confidence: float = CONFIDENCE,
     return low, high
 
 
-def mean_interval(total: float, total_squares: float, count: int,
-                  confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """(mean, low, high): Student's t interval for the mean of ``count`` observations
-    whose sum and sum of squares are given; NaN where fewer than two were seen."""
-    if count < 1:
-        return math.nan, math.nan, math.nan
-    mean = total / count
-    if count < 2:
-        return mean, math.nan, math.nan
-    variance = max(0.0, (total_squares - count * mean * mean) / (count - 1))
-    half = stats.t.ppf(0.5 + confidence / 2, count - 1) * math.sqrt(variance / count)
-    return mean, mean - half, mean + half
+def t_interval(estimate: float, variance: float, dof: int,
+               confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """(low, high) = estimate -+ Student's t quantile (dof) x sqrt(variance); NaN without
+    a degree of freedom."""
+    if dof < 1 or math.isnan(variance):
+        return math.nan, math.nan
+    half = stats.t.ppf(0.5 + confidence / 2, dof) * math.sqrt(max(variance, 0.0))
+    return estimate - half, estimate + half
+
+
+def t_p_value(difference: float, variance: float, dof: int) -> float:
+    """Two-sided p-value of difference / sqrt(variance) under Student's t (dof)."""
+    if dof < 1:
+        return math.nan
+    if variance <= 0:
+        return 1.0 if difference == 0 else 0.0
+    return float(2 * stats.t.sf(abs(difference) / math.sqrt(variance), dof))
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
