@@ -22,6 +22,7 @@ from subgame.families.gops.read import evaluate_policies, query_state
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from tests import gops_explicit_evaluation as explicit
+from tests.gops_equilibrium_range import EquilibriumRange
 
 N = 4
 app = build_app()
@@ -192,6 +193,24 @@ def test_level_by_level_equals_the_explicit_set_evaluation(n_cards):
             for name, value in vars(reference).items():
                 assert getattr(found, name) == pytest.approx(value, abs=1e-12), (
                     objective, policy, name)
+
+
+def test_values_against_the_optimal_player_depend_on_the_equilibrium():
+    """Why docs/gops.md's table moved with the kernel: at N = 4 under points, `upcard+1`
+    can expect anything from -0.302 to -0.217 against player two's strategies that are
+    optimal in every subgame (explicit sets, HiGHS: tests/gops_equilibrium_range.py).  The
+    stored one gives a value inside that range; `match`'s range is a point (its value is a
+    property of the game), and the exploitabilities of these fixed policies, a property of
+    the policy alone, do not depend on player two's stored strategy at all."""
+    stored = {layout.j: StoredStrategies("points", result.strategies, result.strategies_two)
+              for layout, result in solve_levels(N, True, "points") if layout.j}
+    for policy, width in (("upcard+1", 0.08), ("match", 1e-6)):
+        low, high = EquilibriumRange(policy).value_range(N)
+        found = evaluate(N, policy, "points", stored.__getitem__)
+        assert low - 1e-6 <= found.expected_points <= high + 1e-6, (policy, low, high)
+        assert (high - low > width) if policy == "upcard+1" else (high - low < width)
+    assert EquilibriumRange("upcard+1").value_range(N) == pytest.approx((-0.3016, -0.2172),
+                                                                        abs=1e-4)
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
