@@ -33,6 +33,10 @@ class Tournament:
         return self.store.array(name)[...]
 
     def moments(self, point: int) -> DealMoments:
+        if "deal_moments" not in self.store.group:
+            raise NotComputed(f"{self.store.group_path} was stored by clue kernel 1, without "
+                              "the per-deal moments its intervals need; run the tournament "
+                              "again into a new store")
         return DealMoments(self.store.array("deal_moments")[point], self.strategies)
 
     def rates(self, point: int) -> dict[str, dict[str, Any]]:

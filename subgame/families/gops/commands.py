@@ -141,13 +141,14 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
     def render(r: dict) -> None:
         table = Table(title=f"GOPS N={r['cards']}: policies against the {r['objective']}-"
                             f"optimal player two (exploitability in {r['exploitability_in']})")
-        for column in ("policy", "E[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
+        for column in ("policy", "E\\[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
             table.add_column(column)
         for row in r["policies"]:
             table.add_row(row["policy"], f"{row['expected_points']:+.4f}",
                           *(f"{row[key]:.4f}" for key in ("p_win", "p_tie", "p_lose")),
                           f"{row['exploitability']:.4f}")
         console.print(table)
+        console.print(f"Against {r['equilibrium']}.")
 
     emit(result, as_json, render)
 
