@@ -33,9 +33,13 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
         if not r["computations"]:
             console.print(f"{url}: no computations yet")
         for comp in r["computations"]:
-            table = Table(title=f"{comp['computation']}  ({comp['steps_finished']}/"
-                                f"{comp['steps_total']} steps, "
-                                f"{comp['bytes_on_disk'] / 1e6:.1f} MB)")
+            # The group name on a line of its own, never wrapped: it is what --group and
+            # xarray's group= take, so it must copy whole.
+            console.print(f"{comp['computation']}  ({comp['steps_finished']}/"
+                          f"{comp['steps_total']} steps, "
+                          f"{comp['bytes_on_disk'] / 1e6:.1f} MB)",
+                          soft_wrap=True, highlight=False)
+            table = Table()
             sizes = [key for key in SIZE_COLUMNS if any(key in st for st in comp["steps"])]
             rates = [key for key in RATE_COLUMNS
                      if any(key in st.get("computed", {}) for st in comp["steps"])]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from subgame.families.clue.read import Tournament
-from subgame.plotting import heatmap, plt
+from subgame.plotting import heatmap, plt, probability_scale, save
 
 
 def file_name(strategy: str) -> str:
@@ -26,12 +24,13 @@ def first_share_maps(tournament: Tournament, out: str) -> list[str]:
             for i, (p, k, hidden) in enumerate(tournament.points):
                 if hidden == h:
                     grid[ks.index(k), ps.index(p)] = share[i, s]
-            paths.append(heatmap(
+            paths.append(save(heatmap(
                 grid, title=f"Clue: first-place share of {strategy}, h={h}\n"
                             f"line-up {tournament.lineup}",
-                xlabel="players p", ylabel="cards per player k", colorbar="first places / games",
-                path=f"{out}/clue_first_share_{file_name(strategy)}_h{h}.png",
-                xticks=ps, yticks=ks))
+                xlabel="players p", ylabel="cards per player k",
+                scale=probability_scale(grid, "first places / games"),
+                missing="no tournament at this grid point", xticks=ps, yticks=ks),
+                out, f"clue_first_share_{file_name(strategy)}_h{h}.png"))
     return paths
 
 
@@ -65,8 +64,4 @@ def guess_accuracy(tournament: Tournament, out: str) -> str:
                  f"line-up {tournament.lineup}")
     ax.legend()
     fig.tight_layout()
-    os.makedirs(out, exist_ok=True)
-    path = f"{out}/clue_guess_round_accuracy.png"
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, out, "clue_guess_round_accuracy.png")

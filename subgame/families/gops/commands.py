@@ -9,6 +9,7 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
+from subgame.commands.text import print_files
 from subgame.errors import InvalidInput
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
@@ -67,19 +68,30 @@ def _render(r: dict) -> None:
         if r["bids"] is not None:
             for player, bids in r["bids"][k].items():
                 mixed = ", ".join(f"{c}: {q:.4f}" for c, q in bids.items() if q > 0)
-                console.print(f"    {player} bids {mixed}")
+                console.print(f"    {player.replace('_', ' ')} bids {mixed}")
+
+
+def probability_cell(q: float) -> str:
+    """A bid probability in four characters: ".440", "1", "." for a bid never made and
+    "+" for one below 0.0005 (so it is not read as never)."""
+    if q == 0:
+        return "."
+    if q >= 0.9995:
+        return "1"
+    return f"{q:.3f}"[1:] if q >= 0.0005 else "+"
 
 
 def _render_first_move(r: dict) -> None:
     objective = r.get("objective", "points")
-    table = Table(title=f"GOPS N={r['cards']} ({objective}): opening bid probabilities "
-                        f"(value {r['value']:.3g})")
-    table.add_column("upcard")
-    for bid in r["bids"]:
-        table.add_column(str(bid))
+    console.print(f"GOPS N={r['cards']}, {objective} objective: player one's opening bid "
+                  f"probabilities, value {r['value']:.3g}", soft_wrap=True, highlight=False)
+    console.print("(rows: the upcard; columns: the bid; '.': never, '+': below 0.0005)",
+                  highlight=False)
+    lines = ["upcard |" + "".join(f"{bid:>5}" for bid in r["bids"])]
     for upcard, row in zip(r["upcards"], r["probability"]):
-        table.add_row(str(upcard), *(f"{q:.3f}" if q else "." for q in row))
-    console.print(table)
+        lines.append(f"{upcard:>6} |" + "".join(f"{probability_cell(q):>5}" for q in row))
+    for line in lines:
+        console.print(line, soft_wrap=True, highlight=False)
 
 
 query = result_command(answer, _render)
@@ -102,27 +114,21 @@ def plot(cards: CardsOption,
                                        "both stores; --objective is then not used).")] = False,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmap of the opening strategy (upcard x bid): the paper's parity effect shows."""
-    import numpy as np
+    from subgame.families.gops.figures import first_move_figure
+    from subgame.plotting import save
 
-    from subgame.plotting import heatmap
-
+    url = resolve_store(store)
     if both:
-        from subgame.families.gops.figures import first_moves_side_by_side
         from subgame.families.gops.game import OBJECTIVES
 
-        url = resolve_store(store)
-        path = first_moves_side_by_side({name: stored.first_move(url, cards, name)
-                                         for name in OBJECTIVES},
-                                        f"{out}/gops_first_move_N{cards}.png")
+        tables = {name: stored.first_move(url, cards, name) for name in OBJECTIVES}
+        name = f"gops_first_move_N{cards}.png"
     else:
-        table = stored.first_move(resolve_store(store), cards, objective)
+        tables = {objective: stored.first_move(url, cards, objective)}
         suffix = "" if objective == "points" else f"_{objective}"
-        path = heatmap(np.array(table["probability"]),
-                       title=f"GOPS N={cards} ({objective}): first-move bids",
-                       xlabel="bid", ylabel="upcard", colorbar="probability",
-                       path=f"{out}/gops_N{cards}{suffix}_first_move.png",
-                       xticks=table["bids"], yticks=table["upcards"])
-    emit({"files": [path]}, as_json, lambda r: console.print(r["files"][0]))
+        name = f"gops_N{cards}{suffix}_first_move.png"
+    path = save(first_move_figure(tables), out, name)
+    emit({"files": [path]}, as_json, print_files)
 
 
 @user_errors

@@ -1,42 +1,38 @@
-"""GOPS figures: the opening strategies of both objectives side by side."""
+"""GOPS figures: player one's optimal first bid, P(bid | upcard), one panel per objective."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+from matplotlib.figure import Figure
 
-from subgame.plotting import plt
+from subgame.plotting import (colour_bar, draw_heatmap, missing_legend, plt,
+                              probability_scale)
 
-TITLES = {"points": "expected point difference", "win": "P(win) - P(lose)"}
+OBJECTIVES = {"points": "maximising the expected point difference",
+              "win": "maximising P(win) - P(lose)"}
+NEVER_BID = "bid never made (probability 0)"
 
 
-def first_moves_side_by_side(tables: dict[str, dict], path: str) -> str:
-    """One panel per objective (``read.first_move`` tables): P(bid | upcard) of player one
-    at the root, x = bid card, y = upcard, one colour scale for all panels; bids never made
-    are left white so the support (the paper's parity effect) shows, and every
-    probability of at least 0.005 is written in its cell."""
+def first_move_figure(tables: dict[str, dict]) -> Figure:
+    """One panel per objective (``read.first_move`` tables, same N): x = bid card,
+    y = upcard, each cell's probability written in it, on the probability scale 0-1 shared
+    by the panels. Bids never made are hatched, so the support (the paper's parity
+    effect) shows and a small probability is not read as none."""
     cards = next(iter(tables.values()))["cards"]
-    grids = {objective: np.array(table["probability"]) for objective, table in tables.items()}
-    top = max(float(grid.max()) for grid in grids.values())
-    cmap = plt.get_cmap("viridis").with_extremes(bad="white")
-    fig, axes = plt.subplots(1, len(grids), figsize=(5 * len(grids) + 1, 5.2), dpi=100,
-                             sharey=True, layout="constrained")
-    for ax, (objective, grid) in zip(np.atleast_1d(axes), grids.items()):
-        image = ax.imshow(np.ma.masked_equal(grid, 0.0), origin="lower", cmap=cmap, vmin=0,
-                          vmax=top, interpolation="nearest")
-        for (upcard, bid), q in np.ndenumerate(grid):
-            if q >= 0.005:
-                ax.text(bid, upcard, f"{q:.2f}"[1:] if q < 1 else "1", ha="center",
-                        va="center", fontsize=7, color="white" if q < 0.6 * top else "black")
-        ax.set_title(f"--objective {objective} ({TITLES.get(objective, objective)})")
+    grids = {objective: np.array(table["probability"], dtype=float)
+             for objective, table in tables.items()}
+    scale = probability_scale(np.stack(list(grids.values())), "P(bid | upcard)")
+    made = {objective: np.where(grid == 0, np.nan, grid) for objective, grid in grids.items()}
+    side = 0.42 * cards + 1.2 if cards > 8 else 4.6
+    fig, axes = plt.subplots(1, len(grids), figsize=(side * len(grids) + 1.4, side + 0.9),
+                             dpi=110, sharey=True, layout="constrained", squeeze=False)
+    for ax, (objective, grid) in zip(axes[0], made.items()):
+        image = draw_heatmap(ax, grid, scale, numbers=True, xticks=list(range(1, cards + 1)),
+                             yticks=list(range(1, cards + 1)))
+        ax.set_title(OBJECTIVES.get(objective, objective))
         ax.set_xlabel("bid card")
-        ax.set_xticks(range(cards), [str(c) for c in range(1, cards + 1)])
-        ax.set_yticks(range(cards), [str(c) for c in range(1, cards + 1)])
-    np.atleast_1d(axes)[0].set_ylabel("upcard")
-    fig.suptitle(f"GOPS N={cards}: player one's optimal first bid, P(bid | upcard)")
-    fig.colorbar(image, ax=axes, label="probability", shrink=0.9)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    axes[0][0].set_ylabel("upcard (prize)")
+    fig.suptitle(f"GOPS with {cards} cards: player one's optimal first bid, P(bid | upcard)")
+    colour_bar(fig, image, axes, scale)
+    missing_legend(fig, np.stack(list(made.values())), NEVER_BID)
+    return fig

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Literal, Optional
 
 import typer
-from rich.table import Table
 
 from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
                                      emit, result_command, user_errors)
+from subgame.commands.text import print_files, print_items, print_quantities
 from subgame.errors import InvalidInput
 from subgame.exact import counted
 from subgame.families.guess_who import read as stored
@@ -44,19 +44,20 @@ def answer(n: Annotated[Optional[int], typer.Option(
 
 def _render(r: dict) -> None:
     if "fair_states" in r:
-        console.print(f"fair states ({r['rules']} rules, n, m <= {r['max_n']}): "
-                      + ", ".join(f"({a}, {b})" for a, b in r["fair_states"]))
+        print_items(f"fair states, p(n, m) = 1/2 ({r['rules']} rules, n, m <= {r['max_n']}; "
+                    f"{len(r['fair_states'])}):",
+                    (f"({a}, {b})" for a, b in r["fair_states"]))
         return
-    table = Table(title=f"Guess Who state ({r['n']}, {r['m']}), {r['rules']} rules")
-    table.add_column("quantity")
-    table.add_column("value")
-    for key in ("a", "p", "p_float", "F", "G"):
-        table.add_row(key, str(r[key]))
     moves = r["optimal_moves"]
-    table.add_row("optimal s", f"{moves['min']}..{moves['max']} "
-                                 f"({counted(moves['count'], 'move')})")
-    table.add_row("final guess optimal", str(moves["final_guess_optimal"]))
-    console.print(table)
+    print_quantities(f"Guess Who ({r['rules']} rules), n = {r['n']} standing for the mover, "
+                     f"m = {r['m']} for the other", [
+        ("a = n m p", str(r["a"])),
+        ("p, the mover wins", f"{r['p']} = {r['p_float']:.6f}"),
+        ("F, first-mover advantage", f"{r['F']} = {r['F_float']:+.6f}"),
+        ("G, game-state advantage", f"{r['G']} = {r['G_float']:+.6f}"),
+        ("optimal questions s", f"{moves['min']}..{moves['max']} "
+                                f"({counted(moves['count'], 'move')})"),
+        ("final guess optimal", "yes" if moves["final_guess_optimal"] else "no")])
 
 
 query = result_command(answer, _render)
@@ -75,21 +76,14 @@ def table(rules: RuleOption = "official",
 def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmaps of the win probability, first-mover and game-state advantage, both rules."""
-    from subgame.plotting import heatmap
+    from subgame.families.guess_who.figures import rule_figures
+    from subgame.plotting import save
 
-    url, written = resolve_store(store), []
-    titles = {"p": ("win probability p(n, m)", False), "F": ("first-mover advantage F", True),
-              "G": ("game-state advantage G", True)}
-    for rule in ("official", "variant"):
-        maps = stored.probability_maps(url, rule)
-        edge = maps["covered"] + 0.5
-        for key, (title, diverging) in titles.items():
-            written.append(heatmap(
-                maps[key], title=f"Guess Who, {rule} rules: {title}",
-                xlabel="m (waiting player's characters)", ylabel="n (moving player's characters)",
-                colorbar=key, path=f"{out}/guess_who_{rule}_{key}.png",
-                extent=(0.5, edge, 0.5, edge), diverging=diverging))
-    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+    url = resolve_store(store)
+    written = [save(figure, out, name) for rule in ("official", "variant")
+               for name, figure in rule_figures(stored.probability_maps(url, rule),
+                                                rule).items()]
+    emit({"files": written}, as_json, print_files)
 
 
 @user_errors

@@ -6,5 +6,6 @@ plan.py    configuration and plan: reachable sets, then one step per level |S| +
            pairs and for each policy; shards are ranges of pair positions within a level
 tables.py  the stored layout: the set family and per-level tables, read back by workers
 read.py    stored answers (a pair's value, optimal questions, policies), plot data, checks
+figures.py the maps of the real board minus the idealised game
 commands   `query|plot|verify guess-who-board`;  family.py: the registry's entry
 """

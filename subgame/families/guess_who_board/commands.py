@@ -10,9 +10,11 @@ from rich.table import Table
 
 from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
                                      emit, result_command, user_errors)
+from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
 from subgame.families.guess_who_board import read as stored
-from subgame.families.guess_who_board.plan import CLASSIC, DEFAULT_MAX_SETS, BoardConfig
+from subgame.families.guess_who_board.plan import (CLASSIC, DEFAULT_MAX_SETS, BoardConfig,
+                                                 board_name)
 from subgame.storage import resolve_store
 
 _RUN_OPTIONS = get_type_hints(BoardConfig, include_extras=True)
@@ -40,19 +42,41 @@ def answer(standing: Annotated[Optional[str], typer.Option(
                              standing, opponent_standing)
 
 
+def question_text(question: dict | str | None) -> str:
+    """A description in words: {"hat": True, "glasses": False} -> "hat and not glasses";
+    a character's name (a naming move) -> "naming <name>"."""
+    if question is None:
+        return "-"
+    if isinstance(question, str):
+        return f"naming {question}"
+    return " and ".join(trait if has else f"not {trait}" for trait, has in question.items())
+
+
+POLICY_COLUMNS = {"vs_optimal": "vs optimal", "optimal_vs": "optimal vs it",
+                  "vs_self": "self-play", "loss_vs_optimal": "loss"}
+POLICY_NOTE = ("the mover's exact win probability: the policy moving against the optimal "
+               "player, the optimal player moving against it, the policy against itself; "
+               "loss = p - vs optimal")
+
+
 def _render(r: dict) -> None:
-    table = Table(title=f"{r['board']} board, d = {r['max_literals']}, {r['rules']} rules: "
-                        f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}")
-    table.add_column("quantity")
-    table.add_column("value")
-    table.add_row("p (mover wins)", f"{r['p']} = {r['p_float']:.6f}")
-    table.add_row("optimal questions", "\n".join(map(str, r["optimal_questions"])) or "-")
-    table.add_row("final guess optimal", str(r["final_guess_optimal"]))
-    table.add_row("closest to half", str(r["closest_to_half"]))
-    for policy, values in r["policies"].items():
-        table.add_row(f"{policy}: moves vs optimal / optimal moves vs it / self-play",
-                      f"{values['vs_optimal']} / {values['optimal_vs']} / "
-                      f"{values['vs_self']} (loss {values['loss_vs_optimal']})")
+    named = "the classic board" if r["board"] == CLASSIC else f"board {r['board']}"
+    print_quantities(f"{named}, d = {r['max_literals']}, {r['rules']} rules: "
+                     f"{len(r['standing'])} standing vs {len(r['opponent_standing'])}", [
+        ("p, the mover wins", f"{r['p']} = {r['p_float']:.6f}"),
+        ("optimal questions", [question_text(q) for q in r["optimal_questions"]]),
+        ("final guess optimal", "yes" if r["final_guess_optimal"] else "no"),
+        ("closest to half", question_text(r["closest_to_half"]))])
+    if not r["policies"]:
+        return
+    table = Table(box=None, pad_edge=False)
+    names = [policy.replace("_", "-") for policy in r["policies"]]
+    table.add_column("policy", no_wrap=True, min_width=max(map(len, names)))
+    for heading in POLICY_COLUMNS.values():  # a narrow terminal folds numbers, never cuts
+        table.add_column(heading, justify="right", overflow="fold")
+    for name, values in zip(names, r["policies"].values()):
+        table.add_row(name, *(values[key] for key in POLICY_COLUMNS))
+    print_paragraph(f"policies ({POLICY_NOTE}):")
     console.print(table)
 
 
@@ -66,21 +90,15 @@ def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmaps of the real board's p(S, T) minus O'Neill's idealised p(|S|, |T|): the mean,
     the least and the largest over the reachable pairs of each pair of sizes."""
-    from subgame.plotting import heatmap
+    from subgame.families.guess_who_board.figures import size_difference_figures
+    from subgame.plotting import save
 
     config = _config(board, max_literals, rules, max_sets)
-    grid = stored.size_grid(resolve_store(store), config)
-    edge = grid["size"] + 0.5
-    board = config.group_path().split("/", 1)[1]
-    name = f"guess_who_board_{board}"
-    written = [heatmap(grid[kind] - grid["idealised"],
-                       title=f"{board}: {kind} p(S, T) - p_idealised(|S|, |T|)",
-                       xlabel="|T| (waiting player's characters)",
-                       ylabel="|S| (moving player's characters)", colorbar="difference",
-                       path=f"{out}/{name}_{kind}.png", extent=(0.5, edge, 0.5, edge),
-                       diverging=True)
-               for kind in ("mean", "min", "max")]
-    emit({"files": written}, as_json, lambda r: console.print("\n".join(r["files"])))
+    figures = size_difference_figures(stored.size_grid(resolve_store(store), config),
+                                      board_name(config.board), max_literals, rules)
+    name = f"guess_who_board_{config.group_path().split('/', 1)[1]}"
+    written = [save(figure, out, f"{name}_{kind}.png") for kind, figure in figures.items()]
+    emit({"files": written}, as_json, print_files)
 
 
 @user_errors

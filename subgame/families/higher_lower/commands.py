@@ -8,6 +8,8 @@ import typer
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
+from subgame.commands.text import print_files, print_paragraph, print_quantities
+from subgame.exact import counted
 from subgame.errors import InvalidInput
 from subgame.families.higher_lower import game as hl
 from subgame.families.higher_lower import read as stored
@@ -40,7 +42,65 @@ def answer(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck siz
     raise InvalidInput("give --n, --asymptotics, or --ranks and --suits")
 
 
-query = result_command(answer, lambda r: console.print_json(data=r))
+LIMITS = {"ratio": ("P_all(n+1) / P_all(n)", "1/(2 ln 2)"),
+          "streak": ("expected streak", "(3 sqrt(e) - 4) / (2 - sqrt(e))")}
+
+
+def _render(r: dict) -> None:
+    if "n_max" in r:
+        _render_limits(r)
+    elif "ranks" in r:
+        _render_deck(r)
+    else:
+        _render_n(r)
+
+
+def _render_n(r: dict) -> None:
+    rows = [("P_all(n)", f"{float(r['p_all']):.12g}" if r["p_all"] else r["p_all_scientific"]),
+            ("ln P_all(n)", f"{r['log_p_all']:.12g}")]
+    if r["p_all_exact"] is not None:
+        rows += [("P_all(n) exactly", r["p_all_exact"]),
+                 ("orders guessed all right, n! P_all(n)", r["count"])]
+    rows.append(("expected streak", f"{r['expected_streak']:.12g}"))
+    if r["expected_streak_exact"] is not None:
+        rows.append(("expected streak exactly", r["expected_streak_exact"]))
+    if r["ratio"] is not None:
+        rows.append(("P_all(n) / P_all(n-1)", f"{r['ratio']:.12g}"))
+    print_quantities(f"higher/lower, {counted(r['n'], 'distinct card')}, majority policy "
+                     "(P_all: every guess right)", rows)
+
+
+def _render_limits(r: dict) -> None:
+    closed = r.get("closed_form", {})
+    rows = []
+    for name, fit in r.items():
+        if isinstance(fit, dict) and "limit" in fit and "error" in fit:
+            words, formula = LIMITS.get(name, (name, None))
+            rows.append((words, f"{fit['limit']:.10g} ± {fit['error']:.2g}"))
+            if name in closed:
+                rows.append((f"  closed form {formula}", f"{closed[name]:.10g}"))
+    print_quantities(f"higher/lower limits as n grows, extrapolated from n <= {r['n_max']}",
+                     rows)
+    print_paragraph(f"method: {r['method']}", indent="  ")
+
+
+def _render_deck(r: dict) -> None:
+    rows = []
+    if r["exact"] is not None:
+        exact = r["exact"]
+        rows += [("P(all right) exactly", f"{exact['p']} = {exact['p_float']:.10e}"),
+                 ("states solved", f"{exact['states']:,}")]
+    if r["monte_carlo"] is not None:
+        mc = r["monte_carlo"]
+        rows += [("P(all right), Monte Carlo", f"{mc['p']:.6e} in {mc['games']:,} games"),
+                 (f"  {mc['confidence']:.0%} interval ({mc['interval']})",
+                  f"[{mc['low']:.6e}, {mc['high']:.6e}]")]
+    tie = "a tie loses" if r["ties"] == "loss" else "a tie passes"
+    print_quantities(f"higher/lower, {r['ranks']} ranks x {r['suits']} suits, {tie}, "
+                     f"{r['policy'].replace('_', '-')} policy", rows)
+
+
+query = result_command(answer, _render)
 
 
 def table(decks: Annotated[bool, typer.Option(
@@ -56,9 +116,11 @@ def table(decks: Annotated[bool, typer.Option(
 @user_errors
 def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """P_all(n) on a log scale with the fitted exponential, and the ratio against n."""
+    """P_all(n) on a log scale with the fitted exponential, and the ratio against n with
+    its limit."""
     from subgame.families.higher_lower.figures import sweep_figures
+    from subgame.plotting import save
 
-    table = stored.sweep(resolve_store(store))
-    files = sweep_figures(table, out)
-    emit({"files": files}, as_json, lambda r: console.print("\n".join(r["files"])))
+    figures = sweep_figures(stored.sweep(resolve_store(store)))
+    files = [save(figure, out, name) for name, figure in figures.items()]
+    emit({"files": files}, as_json, print_files)
