@@ -267,12 +267,25 @@ def test_board_maps_of_rounding_noise():
 
 # -- the plot commands ----------------------------------------------------------------------
 
-def test_plot_out_with_a_trailing_slash_names_files_once(store, tmp_path):
-    result = CliRunner().invoke(app, ["plot", "higher-lower", "--store", store, "--out",
+@pytest.mark.parametrize("family, options, files", [
+    ("higher-lower", [], ["higher_lower_p_all.png", "higher_lower_ratio.png"]),
+    ("gops", ["--cards", str(CARDS), "--both-objectives"], [f"gops_first_move_N{CARDS}.png"]),
+    ("guess-who", [], [f"guess_who_{rule}_{key}.png" for rule in ("official", "variant")
+                       for key in "pFG"]),
+    ("guess-who-board", ["--board", BOARD], None)])
+def test_plot_out_with_a_trailing_slash_names_files_once(store, tmp_path, family, options,
+                                                         files):
+    result = CliRunner().invoke(app, ["plot", family, *options, "--store", store, "--out",
                                       f"{tmp_path}/"])
     assert result.exit_code == 0, result.output
-    assert result.output.split() == [str(tmp_path / "higher_lower_p_all.png"),
-                                     str(tmp_path / "higher_lower_ratio.png")]
+    printed = result.output.split()
+    assert all(Path(path).parent == tmp_path and Path(path).stat().st_size
+               for path in printed) and "//" not in result.output
+    if files is not None:
+        assert printed == [str(tmp_path / name) for name in files]
+    else:  # one map per summary, named by the computation
+        assert [path.rsplit("_", 1)[1] for path in printed] == ["mean.png", "min.png",
+                                                                "max.png"]
 
 
 # -- text at 80 columns ---------------------------------------------------------------------
@@ -295,6 +308,8 @@ def test_guess_who_text_keeps_states_whole(store, monkeypatch):
     state = text_of(monkeypatch, "query", "guess-who", "--n", "5", "--m", "7", "--store",
                     store)
     assert f"{plain_a('official', 5, 7)}" in state and "22/35" in state
+    checked = text_of(monkeypatch, "verify", "guess-who", "--store", store)
+    assert "(4, 3)" in checked  # the erratum's first state, whole on one line
 
 
 def test_higher_lower_text(store, monkeypatch):
@@ -323,6 +338,9 @@ def test_board_text_keeps_policies_whole(store, monkeypatch):
             if line.startswith(("closest-half", "trait-search"))}
     assert set(rows) == {"closest-half", "trait-search"}
     assert all(len(values) == 4 for values in rows.values())  # one fraction per column
+    checked = text_of(monkeypatch, "verify", "guess-who-board", "--board", BOARD, "--store",
+                      store)
+    assert "0 mismatches" in checked
 
 
 def test_status_prints_group_names_whole(store, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.table import Table
 
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
@@ -39,7 +40,7 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
                           f"{comp['steps_total']} steps, "
                           f"{comp['bytes_on_disk'] / 1e6:.1f} MB)",
                           soft_wrap=True, highlight=False)
-            table = Table()
+            table = Table(box=box.SIMPLE_HEAD, show_edge=False)  # room for the numbers
             sizes = [key for key in SIZE_COLUMNS if any(key in st for st in comp["steps"])]
             rates = [key for key in RATE_COLUMNS
                      if any(key in st.get("computed", {}) for st in comp["steps"])]

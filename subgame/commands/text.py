@@ -4,6 +4,7 @@ are printed on one logical line (the terminal folds them; a copy gives the whole
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from subgame.commands.common import console
@@ -30,9 +31,14 @@ def print_items(heading: str, items: Iterable[str]) -> None:
         console.print(line, soft_wrap=True, highlight=False)
 
 
+# A word, or a short parenthesis such as "(n, m)" or "(4, 3)," kept whole.
+WORD = re.compile(r"\([^()\s]*\s[^()\s]*\)\S*|\S+")
+
+
 def print_paragraph(text: str, indent: str = "") -> None:
-    """``text`` wrapped to the console's width between words (never inside one)."""
-    for line in packed_lines(text.split(), console.width, " ", indent):
+    """``text`` wrapped to the console's width between words (never inside one, nor inside
+    a pair such as "(4, 3)")."""
+    for line in packed_lines(WORD.findall(text), console.width, " ", indent):
         console.print(line, soft_wrap=True, highlight=False)
 
 

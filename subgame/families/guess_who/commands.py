@@ -8,7 +8,8 @@ import typer
 
 from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
                                      emit, result_command, user_errors)
-from subgame.commands.text import print_files, print_items, print_quantities
+from subgame.commands.text import (print_files, print_items, print_paragraph,
+                                   print_quantities)
 from subgame.errors import InvalidInput
 from subgame.exact import counted
 from subgame.families.guess_who import read as stored
@@ -100,14 +101,15 @@ def verify(store: StoreOption = None, as_json: JsonOption = False) -> None:
             verdict = "holds" if not check["mismatches"] else (
                 f"{counted(check['mismatches'], 'mismatch', 'mismatches')}, e.g. (n, m) = "
                 + ", ".join(f"({a}, {b})" for a, b in check["examples"]))
-            console.print(f"{name} over {counted(r['states'], 'state')} (n, m <= {r['max_n']}): "
-                          f"{verdict}", soft_wrap=True)
+            print_paragraph(f"{name} over {counted(r['states'], 'state')} "
+                            f"(n, m <= {r['max_n']}): {verdict}")
         erratum = r["erratum"]
         if erratum["states"]:
-            console.print("erratum (a note, not a mismatch): the paper's Theorem 3 as printed "
-                          f"is wrong at {counted(erratum['states'], 'state')}, e.g. (n, m) = "
-                          + ", ".join(f"({a}, {b})" for a, b in erratum["examples"])
-                          + f": {erratum['note']}", soft_wrap=True)
+            print_paragraph("erratum (a note, not a mismatch): the paper's Theorem 3 as "
+                            f"printed is wrong at {counted(erratum['states'], 'state')}, e.g. "
+                            "(n, m) = " + ", ".join(f"({a}, {b})" for a, b in
+                                                    erratum["examples"])
+                            + f": {erratum['note']}")
 
     emit(result, as_json, render)
     if any(result[name]["mismatches"] for name in stored.THEOREMS):

@@ -114,9 +114,9 @@ def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
     Exits with status 4 on any mismatch."""
     result = stored.verify_values(resolve_store(store),
                                   _config(board, max_literals, rules, max_sets), sample)
-    emit(result, as_json, lambda r: console.print(
+    emit(result, as_json, lambda r: print_paragraph(
         f"{r['computation']}: {r['method']}: {counted(r['pairs_checked'], 'pair')}, "
-        f"{counted(r['mismatches'], 'mismatch', 'mismatches')}" + (f", e.g. {r['examples'][0]}" if r["examples"]
-                                           else ""), soft_wrap=True))
+        f"{counted(r['mismatches'], 'mismatch', 'mismatches')}"
+        + (f", e.g. {r['examples'][0]}" if r["examples"] else "")))
     if result["mismatches"]:
         raise typer.Exit(DISAGREES)
