@@ -125,6 +125,23 @@ def guess_who_fair_states(store: str) -> dict[str, list[tuple[int, int]]]:
             for name in ("Official", "Variant")}
 
 
+def gops_policies(store: str) -> dict[tuple[str, ...], list[str]]:
+    """docs/gops.md "Policies evaluated exactly", its N = 4, 5 rows (both objectives; each
+    evaluation needs both objectives' stores, for the optimal-* policies): the documented
+    runs and `gops evaluate`, figures as the command prints them."""
+    rows = {}
+    for cards, objective in ((4, "points"), (4, "win"), (5, "points"), (5, "win")):
+        cli("run", "gops", "--cards", str(cards), "--objective", objective, "--executor",
+            "serial", "--store", store, "-q")
+    for cards, objective in ((4, "points"), (4, "win"), (5, "points"), (5, "win")):
+        for row in cli_json("gops", "evaluate", "--cards", str(cards), "--objective",
+                            objective, "--store", store)["policies"]:
+            rows[(str(cards), objective, row["policy"])] = [
+                f"{row['expected_points']:+.4f}",
+                *(f"{row[key]:.4f}" for key in ("p_win", "p_tie", "p_lose", "exploitability"))]
+    return rows
+
+
 @dataclass(frozen=True)
 class DocsTable:
     """A table of the docs (``read()``: row key -> cells) and the command that makes it
@@ -145,6 +162,9 @@ DOCS_TABLES = [
     DocsTable("guess_who fair states",
               lambda: bullet_pairs("docs/guess_who.md", "**Table 2 (fair states"),
               guess_who_fair_states, lambda listed, computed: listed == computed),
+    DocsTable("gops policies",
+              lambda: markdown_rows("docs/gops.md", "**Which optimal player two.**", 3),
+              gops_policies, lambda cells, values: cells == values),
 ]
 
 

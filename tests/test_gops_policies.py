@@ -5,6 +5,10 @@ sets (the opponent's bids read through `query`) and against a seeded simulation.
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
 from functools import lru_cache
 
 import numpy as np
@@ -18,6 +22,7 @@ from subgame.families.gops.read import evaluate_policies, query_state
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from tests import gops_explicit_evaluation as explicit
+from tests.gops_equilibrium_range import EquilibriumRange
 
 N = 4
 app = build_app()
@@ -190,6 +195,24 @@ def test_level_by_level_equals_the_explicit_set_evaluation(n_cards):
                     objective, policy, name)
 
 
+def test_values_against_the_optimal_player_depend_on_the_equilibrium():
+    """Why docs/gops.md's table moved with the kernel: at N = 4 under points, `upcard+1`
+    can expect anything from -0.302 to -0.217 against player two's strategies that are
+    optimal in every subgame (explicit sets, HiGHS: tests/gops_equilibrium_range.py).  The
+    stored one gives a value inside that range; `match`'s range is a point (its value is a
+    property of the game), and the exploitabilities of these fixed policies, a property of
+    the policy alone, do not depend on player two's stored strategy at all."""
+    stored = {layout.j: StoredStrategies("points", result.strategies, result.strategies_two)
+              for layout, result in solve_levels(N, True, "points") if layout.j}
+    for policy, width in (("upcard+1", 0.08), ("match", 1e-6)):
+        low, high = EquilibriumRange(policy).value_range(N)
+        found = evaluate(N, policy, "points", stored.__getitem__)
+        assert low - 1e-6 <= found.expected_points <= high + 1e-6, (policy, low, high)
+        assert (high - low > width) if policy == "upcard+1" else (high - low < width)
+    assert EquilibriumRange("upcard+1").value_range(N) == pytest.approx((-0.3016, -0.2172),
+                                                                        abs=1e-4)
+
+
 @pytest.mark.parametrize("objective", ["points", "win"])
 def test_the_optimal_strategy_is_unexploitable_and_the_other_is_not(store, objective):
     other = "win" if objective == "points" else "points"
@@ -237,22 +260,87 @@ def test_both_openings_side_by_side(store, tmp_path):
     assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
 
 
-def test_a_scripted_game(store):
-    script = "9\n4\n3\n2\n1\n"  # 9 is not a card: asked again; then the hand high to low
-    result = CliRunner().invoke(app, ["gops", "play", "--cards", str(N), "--objective", "win",
-                                      "--seed", "7", "--store", store], input=script)
+def play(store: str, script: str, *options: str):
+    return CliRunner().invoke(app, ["gops", "play", "--cards", str(N), *options,
+                                    "--store", store], input=script)
+
+
+ROUND = re.compile(r"Round (\d) of \d: prize (\d)\.  your hand ([\d ]+|-); the machine's "
+                   r"([\d ]+|-); prizes left ([\d ]+|-); score (\d+):(\d+)\.")
+VALUES = re.compile(r"value ([+-][\d.]+) before the prize, ([+-][\d.]+) with prize")
+AFTER = re.compile(r"score (\d+):(\d+); value ([+-][\d.]+) after the round")
+
+
+def cards(text: str) -> list[int]:
+    return [] if text == "-" else [int(c) for c in text.split()]
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_a_scripted_game_shows_consistent_values(store, objective):
+    """One game driven over stdin: a wrong entry is asked again; the last card plays
+    itself (N - 1 bids in the script); both hands and the score are shown; the value
+    (points already won included) after a round is the next round's value before, the
+    first is the root's and the last is the final score difference (or its sign); and
+    each is the stored value of the position shown, recomputed here from query."""
+    result = play(store, "9\n4\n3\n2\n", "--objective", objective, "--seed", "7")
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
     assert "'9' is not a card of your hand" in result.output
-    assert sum("the machine bid" in line for line in lines) == N
-    assert lines[-1].startswith("Final score")
-    again = CliRunner().invoke(app, ["gops", "play", "--cards", str(N), "--objective", "win",
-                                     "--seed", "7", "--store", store], input=script)
+    assert result.output.count("Your bid?") == N - 1 and "Your last card 1 is played" in \
+        result.output
+    rounds, befores, afters = (pattern.findall(result.output) for pattern in (ROUND, VALUES,
+                                                                              AFTER))
+    assert len(rounds) == len(befores) == len(afters) == N
+    full = list(range(1, N + 1))
+    assert float(befores[0][0]) == pytest.approx(
+        query_state(store, N, full, full, full, objective=objective)["value"], abs=1e-4)
+    for r in range(N - 1):
+        assert befores[r + 1][0] == afters[r][2]  # after one round = before the next
+        _, _, hand, machine, prizes, mine, theirs = rounds[r + 1]
+        diff = int(mine) - int(theirs)
+        stored = query_state(store, N, cards(hand), cards(machine), cards(prizes),
+                             objective=objective,
+                             diff=diff if objective == "win" else 0)["value"]
+        whole = stored + diff if objective == "points" else stored
+        assert float(afters[r][2]) == pytest.approx(whole, abs=1e-4)
+    mine, theirs, last = afters[-1]
+    final = int(mine) - int(theirs)
+    assert float(last) == (final if objective == "points" else sign(final))
+    assert result.output.strip().splitlines()[-1].startswith(f"Final score {mine}:{theirs}")
+    again = play(store, "9\n4\n3\n2\n", "--objective", objective, "--seed", "7")
     assert again.output == result.output  # the seed fixes prizes and the machine's bids
-    short = CliRunner().invoke(app, ["gops", "play", "--cards", str(N), "--store", store],
-                               input="1\n")
-    assert short.exit_code == 2 and "stdin ended" in short.output
+
+
+def test_quit_new_game_and_end_of_input(store):
+    quit_early = play(store, "4\nq\n", "--seed", "3")
+    assert quit_early.exit_code == 0 and "Quit in round 2" in quit_early.output
+    two_games = play(store, "4\nn\n4\n3\n2\nn\n1\n2\n3\n", "--seed", "3")
+    assert two_games.exit_code == 0, two_games.output
+    assert "Game abandoned in round 2; a new game." in two_games.output
+    assert two_games.output.count("Final score") == 2  # then the input ends between games
+    short = play(store, "1\n", "--seed", "3")
+    assert short.exit_code == 1
+    assert "input ended in round 2 of 4" in short.output and "cannot be resumed" in \
+        short.output and "error" not in short.output
     refused = CliRunner().invoke(app, ["gops", "play", "--cards", "5", "--store", store],
                                  input="1\n")
     assert refused.exit_code == 2 and "lacks finished strategies" in refused.output
-    assert "Prize" not in refused.output
+    assert "Round" not in refused.output
+
+
+def test_ctrl_c_says_the_game_cannot_resume(store):
+    """A real process at its prompt, sent SIGINT: one honest line, exit status 130."""
+    game = subprocess.Popen([sys.executable, "-m", "subgame.cli", "gops", "play", "--cards",
+                             str(N), "--store", store], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in game.stdout:
+            if "Your bid?" in line:
+                break
+        game.send_signal(signal.SIGINT)
+        _, err = game.communicate(timeout=120)
+    finally:
+        game.kill()
+    assert game.returncode == 130
+    assert err.strip().splitlines() == ["interrupted: the game is abandoned and cannot be "
+                                        "resumed (nothing is stored); `subgame gops play` "
+                                        "starts a new one"]

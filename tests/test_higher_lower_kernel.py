@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from subgame.families.higher_lower.game import (FIRST_EXACT, RATIO_LIMIT, STREAK_LIMIT, asymptotics,
-                                        combine, exact_counts, exact_levels, float_sweep,
-                                        policy_table, simulate, solve)
+from subgame.families.higher_lower.game import (FIRST_EXACT, MIN_SWEEP, RATIO_LIMIT,
+                                                STREAK_LIMIT, asymptotics, combine,
+                                                exact_counts, exact_levels, float_sweep,
+                                                policy_table, simulate, solve)
 from subgame.families.higher_lower.game import seed
 
 # --- independent references -----------------------------------------------------------------
@@ -175,13 +176,38 @@ def test_float_sweep_matches_exact_past_underflow():
     assert table.mantissa[-1] * 2.0 ** table.exponent[-1] == 0.0  # float64 alone underflows
 
 
-def test_asymptotics_recover_the_continuum_limits():
-    """Extrapolation from n <= 4000 knows nothing of the closed forms (docs/higher_lower.md)."""
-    table, _ = float_sweep(4000)
-    limits = asymptotics(table)
+@pytest.fixture(scope="module")
+def sweep_4000():
+    return float_sweep(4000)[0]
+
+
+def truncated(table, n_max: int):
+    """The sweep as a run with --max-n n_max would have stored it."""
+    keep = table.n <= n_max
+    return type(table)(*(getattr(table, name)[keep] for name in (
+        "n", "mantissa", "exponent", "streak", "ratio")))
+
+
+@pytest.mark.parametrize("n_max", [MIN_SWEEP, 30, 31, 45, 60, 85, 200, 333, 1000, 1700, 4000])
+def test_stated_errors_cover_the_closed_forms(sweep_4000, n_max):
+    """The extrapolation knows nothing of the closed forms; its stated error must reach
+    them at every sweep length (the issue's case: n_max = 30 stated 0.0114 and was off by
+    0.0525).  31 and 85 were the tightest n_max for the undoubled spread."""
+    limits = asymptotics(truncated(sweep_4000, n_max))
     for name, exact in (("ratio", RATIO_LIMIT), ("streak", STREAK_LIMIT)):
+        assert abs(limits[name].limit - exact) <= limits[name].error, (name, n_max)
+
+
+def test_asymptotics_recover_the_continuum_limits(sweep_4000):
+    """From n <= 4000 the limits come to 1e-10 (docs/higher_lower.md)."""
+    limits = asymptotics(sweep_4000)
+    for name in ("ratio", "streak"):
         assert limits[name].error < 1e-10
-        assert abs(limits[name].limit - exact) <= limits[name].error
+
+
+def test_a_sweep_too_short_to_extrapolate_is_refused(sweep_4000):
+    with pytest.raises(ValueError, match="cannot fit order 4"):
+        asymptotics(truncated(sweep_4000, MIN_SWEEP - 1))
 
 
 # --- decks with repeated ranks --------------------------------------------------------------

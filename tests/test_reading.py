@@ -157,8 +157,11 @@ def test_csv_export_round_trips(store, tmp_path, family, options):
     # exact counts are decimal text of any length: read them back as text
     read = pd.read_csv(out, dtype={name: str for name in (
         "count", "streak_count", "exact_wins", "exact_orders")}, keep_default_na=False,
-        na_values={"ratio": [""], "exact_p": [""], "first_share": [""], "wrong_rate": [""],
-                   "mean_guess_round": [""], "mean_lead": [""]})
+        na_values={name: [""] for name in (
+            "ratio", "exact_p", "mc_p", "mc_low", "mc_high",
+            *(f"{rate}{end}" for rate in ("first_share", "wrong_rate", "mean_rank",
+                                          "mean_guess_round", "mean_lead")
+              for end in ("", "_low", "_high")))})
     expected = subgame.table(family, store=store, **options)
     assert json.loads(result.stdout)["rows"] == len(expected) > 0
     pd.testing.assert_frame_equal(read, expected, check_dtype=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Optional
 
 import typer
+from rich import box
 from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
@@ -39,19 +40,51 @@ def answer(players: Annotated[int, typer.Option("--players", help="Players p.")]
                               _lineup(lineup), seed)
 
 
+def _interval(row: dict[str, Any], rate: str, digits: int) -> str:
+    """'0.633 (0.588-0.676)': the rate and its 95 % interval (Wilson: not symmetric)."""
+    if row[rate] is None:
+        return "-"
+    low, high = row[f"{rate}_low"], row[f"{rate}_high"]
+    spread = "" if low is None else f" ({low:.{digits}f}-{high:.{digits}f})"
+    return f"{row[rate]:.{digits}f}{spread}"
+
+
+def _plus_minus(row: dict[str, Any], rate: str) -> str:
+    """'1.48±0.07': a mean and the half-width of its (symmetric) t interval."""
+    if row[rate] is None:
+        return "-"
+    low = row[f"{rate}_low"]
+    return f"{row[rate]:.2f}" + ("" if low is None else f"±{row[rate] - low:.2f}")
+
+
+def _versus(name: str, comparison: dict[str, Any]) -> str:
+    if name == comparison["leader"]:
+        return "leader"
+    other = comparison["others"].get(name)
+    if other is None or other["p_holm"] is None:
+        return "-"
+    return f"{other['p_holm']:.1g} {'<' if other['distinguishable'] else '='}"
+
+
 def _render_leaderboard(r: dict[str, Any]) -> None:
+    """Strategies by first share, best first, every rate with its 95 % interval, and the
+    Holm-adjusted p-value of the paired comparison with the leader; 80 columns hold it
+    with the longest strategy name whole."""
     table = Table(title=f"Clue p={r['players']}, k={r['per_player']}, h={r['hidden']} "
-                        f"(N={r['cards']}): {counted(r['games'], 'game')}, line-up {r['lineup']}, "
-                        f"seed {r['seed']}")
-    for column in ("strategy", "first", "first share", "wrong", "mean guess round",
-                   "ranks 1..p"):
-        table.add_column(column)
-    for name, row in sorted(r["strategies"].items(), key=lambda item: -item[1]["first"]):
-        share, rounds = row["first_share"], row["mean_guess_round"]
-        table.add_row(name, str(row["first"]), "-" if share is None else f"{share:.3f}",
-                      str(row["wrong"]), "-" if rounds is None else f"{rounds:.1f}",
-                      " ".join(map(str, row["ranks"])))
+                        f"(N={r['cards']}): {counted(r['deals'], 'deal')}, "
+                        f"{counted(r['games'], 'game')} ({r['seating']} seating), line-up "
+                        f"{r['lineup']}, seed {r['seed']}",
+                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0))
+    for column in ("strategy", "first share (95 %)", "vs leader", "mean rank",
+                   "wrong (95 %)"):
+        table.add_column(column, no_wrap=True)
+    for name, row in sorted(r["strategies"].items(),
+                            key=lambda item: -(item[1]["first_share"] or 0)):
+        table.add_row(name, _interval(row, "first_share", 3), _versus(name, r["comparison"]),
+                      _plus_minus(row, "mean_rank"), _interval(row, "wrong_rate", 2))
     console.print(table)
+    console.print("vs leader: Holm-adjusted p of a paired t test of the first shares over "
+                  "the same deals; < below the leader at 95 %, = not distinguishable.")
 
 
 query = result_command(answer, _render_leaderboard)

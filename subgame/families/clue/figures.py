@@ -34,20 +34,34 @@ def first_share_maps(tournament: Tournament, out: str) -> list[str]:
     return paths
 
 
+def _column(rates: list[dict], strategy: str, key: str) -> np.ndarray:
+    """One rate of one strategy over the grid points (NaN where undefined)."""
+    return np.array([np.nan if r[strategy][key] is None else r[strategy][key] for r in rates])
+
+
 def guess_accuracy(tournament: Tournament, out: str) -> str:
-    """Each grid point as a dot: mean round of the strategy's guesses as a fraction of the
-    core player's bound (N-k-h) p, against the share of its guesses that were right. The
-    history-mining strategies are drawn when the line-up has them, else every strategy."""
-    wrong, rounds = tournament.table("wrong_rate"), tournament.table("mean_guess_round")
+    """Each grid point as a dot with its 95 % intervals: mean round of the strategy's
+    guesses as a fraction of the core player's bound (N-k-h) p (Student's t), against the
+    share of its guesses that were right (Wilson). The history-mining strategies are drawn
+    when the line-up has them, else every strategy."""
+    rates = [tournament.rates(i) for i in range(len(tournament.points))]
     bound = np.array([(p - 1) * k * p for p, k, _ in tournament.points], dtype=float)
     chosen = [s for s, name in enumerate(tournament.strategies) if name.startswith("history")]
     fig, ax = plt.subplots(figsize=(7, 5), dpi=120)
     for s in chosen or range(len(tournament.strategies)):
-        ax.scatter(rounds[:, s] / bound, 1 - wrong[:, s], label=tournament.strategies[s], s=18)
+        name = tournament.strategies[s]
+        x, x_low, x_high = (_column(rates, name, key) / bound for key in (
+            "mean_guess_round", "mean_guess_round_low", "mean_guess_round_high"))
+        right, right_low, right_high = (1 - _column(rates, name, key) for key in (
+            "wrong_rate", "wrong_rate_high", "wrong_rate_low"))
+        ax.errorbar(x, right, xerr=[x - x_low, x_high - x], yerr=[right - right_low,
+                                                                  right_high - right],
+                    fmt="o", markersize=4, capsize=2, elinewidth=0.8, label=name)
     ax.set_xlabel("mean guess round / core bound (N-k-h) p")
     ax.set_ylabel("share of guesses that were right")
     ax.set_ylim(-0.05, 1.05)
-    ax.set_title(f"Clue: guess round against accuracy\nline-up {tournament.lineup}")
+    ax.set_title(f"Clue: guess round against accuracy (bars: 95 % intervals)\n"
+                 f"line-up {tournament.lineup}")
     ax.legend()
     fig.tight_layout()
     return save(fig, out, "clue_guess_round_accuracy.png")

@@ -10,8 +10,11 @@ finished batches stay. Stage "aggregate" (a `LaterStage`, so the engine rebuilds
 the batches change) sums each point's batches into its leaderboard, one shard per point.
 
 Line-up: a comma list of strategies seated in that order; a table of p players seats
-``lineup[s mod L]`` at seat s, and the kernel rotates seats game by game so every entry
-plays every seat. Counts are kept per strategy (entries of the same name added).
+``lineup[s mod L]`` at seat s, and the kernel moves the entries round the seats as
+``--seating`` says (``tournament.seat_orders``): rotated deal by deal (the default), or every
+deal played once per rotation or once per seat order, so every entry plays every seat.
+Counts are kept per strategy (entries of the same name added), and per deal the moments
+the leaderboard's intervals and paired comparisons need (``deal_moments``).
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ import typer
 from subgame.errors import InvalidInput, check_int
 from subgame.exact import counted
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
+from subgame.families.clue.game.tournament import MAX_ORDERED, QUANTITIES, SEATINGS
 from subgame.family import ComputationConfig, parse_int_list
 from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage,
                           Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
 
 FAMILY = "clue"
-KERNEL_VERSION = 1
+KERNEL_VERSION = 2  # 2: per-deal moments (intervals, paired comparisons), --seating
 BATCH_GAMES = 100
 MAX_PLAYERS, MAX_PER_PLAYER, MAX_HIDDEN = 12, 32, 8
 MAX_GAMES = 10**9
@@ -76,6 +80,11 @@ class ClueConfig(ComputationConfig):
     lineup: Annotated[str, typer.Option(
         "--lineup", help="Strategies seated in this order, comma-separated; repeated "
                          "round the table when p exceeds them.")] = "core,weighted-inverse"
+    seating: Annotated[str, typer.Option(
+        "--seating", help="rotate: each deal played once, the line-up rotated deal by deal; "
+                          "every-rotation: each deal played once per rotation (p games, every "
+                          "entry in every seat); every-order: once per seat order (p! games, "
+                          f"p <= {MAX_ORDERED}).  --games counts deals.")] = "rotate"
 
     def __post_init__(self) -> None:
         # Stored as canonical text (sorted, no repeats): "5,3" and "3,5" are one identity.
@@ -96,6 +105,13 @@ class ClueConfig(ComputationConfig):
             raise InvalidInput(f"a line-up of {counted(len(self.lineup_names), 'strategy', 'strategies')} "
                                f"does not fit a table of {smallest} players; seat at most as many "
                                "strategies as the smallest --players")
+        if self.seating not in SEATINGS:
+            raise InvalidInput(f"--seating must be one of {', '.join(SEATINGS)}; got "
+                               f"{self.seating!r}")
+        if self.seating == "every-order" and max(self.point_values(0)) > MAX_ORDERED:
+            raise InvalidInput(f"--seating every-order plays p! games a deal; --players goes "
+                               f"to {max(self.point_values(0))}, more than {MAX_ORDERED} "
+                               "(use every-rotation)")
         for point in self.points:
             check_point(*point, self.seats(point[0]))
 
@@ -135,8 +151,9 @@ class ClueConfig(ComputationConfig):
 
         # "/" would open a subgroup (history-1/2): written as "_".
         lineup = "+".join(self.lineup_names).replace("/", "_")
+        seats = "" if self.seating == "rotate" else f"-{self.seating}"
         return (f"{FAMILY}/p{dotted(self.players)}-k{dotted(self.cards_per_player)}-"
-                f"h{dotted(self.hidden)}-{lineup}-seed{self.seed}")
+                f"h{dotted(self.hidden)}-{lineup}{seats}-seed{self.seed}")
 
     def constants(self) -> dict[str, Any]:
         return {"game": FAMILY, "batch_games": BATCH_GAMES, "round_limit": "2 (N-k-h) p",
@@ -161,6 +178,11 @@ def coordinate_arrays(config: ClueConfig) -> list[ArraySpec]:
     return arrays
 
 
+def moments_size(config: ClueConfig) -> int:
+    """1 + strategies x QUANTITIES: the side of a deal-moment matrix."""
+    return 1 + len(config.strategies) * len(QUANTITIES)
+
+
 def max_players(config: ClueConfig) -> int:
     return max(config.point_values(0))
 
@@ -175,6 +197,9 @@ def tournament_plan(config: ClueConfig) -> Plan:
                for key in BATCH_COUNTS]
     arrays.append(ArraySpec("batch/rank_counts", (P, B, S, R), (1, 1, S, R), "int64",
                             (*dims, "rank"), writer=writer))
+    K = moments_size(config)
+    arrays.append(ArraySpec("batch/deal_moments", (P, B, K, K), (1, 1, K, K), "int64",
+                            ("point", "batch", "moment", "moment_"), writer=writer))
     steps = tuple(Step(b, f"batch {b}", P, info={"batch": b, "games": config.batch_games(b)})
                   for b in range(B))
     return Plan(FAMILY, config, (Stage("simulate", solve_batch_shard, tuple(arrays), steps),
@@ -201,6 +226,7 @@ def strategy_counts(config: ClueConfig, players: int,
     np.add.at(ranks, column, np.pad(counts["rank_counts"],
                                     ((0, 0), (0, max_players(config) - players))))
     summed["rank_counts"] = ranks
+    summed["deal_moments"] = counts["deal_moments"]  # already per strategy
     return summed
 
 
@@ -208,7 +234,8 @@ def simulate_point_batch(config: ClueConfig, point: int, batch: int) -> dict[str
     """Batch ``batch`` of grid point number ``point``, counted per strategy."""
     p, k, h = config.points[point]
     counts = simulate_batch(config.seats(p), p, k, h, config.batch_games(batch),
-                            batch_stream(config.seed, (p, k, h), batch))
+                            batch_stream(config.seed, (p, k, h), batch),
+                            seating=config.seating)
     return strategy_counts(config, p, counts)
 
 
@@ -234,6 +261,9 @@ def build_aggregate(store: ComputationStore, config: ClueConfig, first_step: int
                         ("point", "strategy", "rank"), attrs=labelled, writer=writer)]
     arrays += [ArraySpec(key, (P, S), (1, S), "int64", ("point", "strategy"), attrs=labelled,
                          writer=writer) for key in BATCH_COUNTS if key != "games"]
+    K = moments_size(config)
+    arrays.append(ArraySpec("deal_moments", (P, K, K), (1, K, K), "int64",
+                            ("point", "moment", "moment_"), attrs=labelled, writer=writer))
     arrays += [ArraySpec(key, (P, S), (1, S), "float64", ("point", "strategy"),
                          fill_value=np.nan, attrs=labelled, writer=writer) for key in RATES]
     return tuple(arrays), (Step(first_step, "aggregate", P, info={"games": config.games}),)
@@ -253,7 +283,7 @@ def solve_aggregate_shard(task: ShardTask, store: ComputationStore) -> dict[str,
     config: ClueConfig = task.config
     point = task.shard
     total = {key: store.array(f"batch/{key}")[point].sum(axis=0)
-             for key in (*BATCH_COUNTS, "rank_counts")}
+             for key in (*BATCH_COUNTS, "rank_counts", "deal_moments")}
     tables = int(total["games"].sum()) // config.points[point][0]
     store.array("games")[point] = tables
     for key, values in {**total, **rates(total)}.items():

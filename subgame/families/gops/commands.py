@@ -147,13 +147,14 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
     def render(r: dict) -> None:
         table = Table(title=f"GOPS N={r['cards']}: policies against the {r['objective']}-"
                             f"optimal player two (exploitability in {r['exploitability_in']})")
-        for column in ("policy", "E[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
+        for column in ("policy", "E\\[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
             table.add_column(column)
         for row in r["policies"]:
             table.add_row(row["policy"], f"{row['expected_points']:+.4f}",
                           *(f"{row[key]:.4f}" for key in ("p_win", "p_tie", "p_lose")),
                           f"{row['exploitability']:.4f}")
         console.print(table)
+        console.print(f"Against {r['equilibrium']}.")
 
     emit(result, as_json, render)
 
@@ -163,12 +164,21 @@ def play(cards: CardsOption, objective: ObjectiveOption = "points",
          seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the prizes and "
                                                      "the machine's bids.")] = None,
          store: StoreOption = None) -> None:
-    """Play against the stored optimal strategy: one bid per line on stdin."""
+    """Play against the stored optimal strategy: one bid per line on stdin (q quits, n
+    starts a new game)."""
     import sys
 
     from subgame.families.gops.plan import check_objective
-    from subgame.families.gops.play import play_game
+    from subgame.families.gops.play import InputEnded, play_session
 
     check_objective(objective)
-    play_game(resolve_store(store), cards, objective, seed, sys.stdin,
-              lambda text: console.print(text, highlight=False, soft_wrap=True))
+    try:
+        play_session(resolve_store(store), cards, objective, seed, sys.stdin,
+                     lambda text: console.print(text, highlight=False, soft_wrap=True))
+    except InputEnded as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the game is abandoned and cannot be resumed (nothing is "
+                   "stored); `subgame gops play` starts a new one", err=True)
+        raise typer.Exit(130) from None

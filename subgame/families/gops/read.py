@@ -152,6 +152,10 @@ def evaluate_policies(url: str, cards: int, objective: str, policies) -> dict[st
                      "exploitability": found.exploitability})
     return {"cards": cards, "objective": objective,
             "opponent": f"optimal ({objective}) as player two",
+            "equilibrium": "player two's optimal strategy as the store's solver returned it: "
+                           "it is not unique, so the values against it depend on the "
+                           "solver, the exploitabilities of fixed policies do not "
+                           "(docs/gops.md)",
             "exploitability_in": "expected points" if objective == "points"
             else "P(win) - P(lose)", "policies": rows}
 

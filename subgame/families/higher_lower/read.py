@@ -60,10 +60,17 @@ def sweep(url: str) -> hl.FloatSweep:
 
 def asymptotics(url: str) -> dict[str, Any]:
     table = sweep(url)
+    if table.n[-1] < hl.MIN_SWEEP:
+        raise NotComputed(f"the stored sweep reaches n = {table.n[-1]}; the extrapolated limits "
+                          f"need n >= {hl.MIN_SWEEP} (`subgame run higher-lower --max-n "
+                          f"{hl.MIN_SWEEP}` or more)")
     fits = hl.asymptotics(table)
     return {"n_max": int(table.n[-1]),
-            "method": "least-squares fit in 1/n of order 3 (and 4 for the error) on the upper "
-                      "half of the sweep, even and odd n separately; error = largest spread",
+            "method": "least-squares fit in 1/n of order 3 on the upper half of the sweep, "
+                      "even and odd n separately, limit their mean; error = twice the largest "
+                      "distance from it of the fits of order 3 and 4 on windows of the upper "
+                      "third, half and two thirds (docs/higher_lower.md: it covered the closed "
+                      "forms at every n_max from 27 to 100 000)",
             **{name: {"limit": fit.limit, "error": fit.error} for name, fit in fits.items()},
             "closed_form": {"ratio": hl.RATIO_LIMIT, "streak": hl.STREAK_LIMIT}}
 
@@ -116,9 +123,22 @@ def sweep_table(url: str):
     return pd.DataFrame(columns)
 
 
+def monte_carlo_columns(store: ComputationStore, point: int, simulated: bool) -> dict[str, Any]:
+    """A deck point's Monte Carlo wins and games summed over batches, the rate and its
+    95 % Wilson interval (NaN where nothing was simulated)."""
+    if not simulated:
+        return {"mc_wins": 0, "mc_games": 0, "mc_p": np.nan, "mc_low": np.nan,
+                "mc_high": np.nan}
+    estimate = hl.combine([(int(store.array("mc_wins")[point].sum()),
+                            int(store.array("mc_games")[point].sum()))])
+    return {"mc_wins": estimate.wins, "mc_games": estimate.games, "mc_p": estimate.p,
+            "mc_low": estimate.low, "mc_high": estimate.high}
+
+
 def deck_table(url: str):
     """Every finished deck sweep's grid points as a pandas DataFrame: the exact odds (wins
-    of orders, in decimal) and the Monte Carlo wins and games summed over batches."""
+    of orders, in decimal) and the Monte Carlo wins and games summed over batches, with the
+    rate and its 95 % Wilson interval (mc_p, mc_low, mc_high)."""
     import pandas as pd
 
     rows = []
@@ -136,8 +156,7 @@ def deck_table(url: str):
                 "policy": policy, "exact_p": store.array("exact_p")[i].item(),
                 "exact_wins": decimal(exact[0]) if exact else "",
                 "exact_orders": decimal(exact[1]) if exact else "",
-                "mc_wins": int(store.array("mc_wins")[i].sum()) if simulated else 0,
-                "mc_games": int(store.array("mc_games")[i].sum()) if simulated else 0})
+                **monte_carlo_columns(store, i, simulated)})
     if not rows:
         raise NotComputed(f"{url!r} holds no finished deck sweep; run `subgame run "
                           "higher-lower --ranks R --suits S` first")

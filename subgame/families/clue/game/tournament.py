@@ -1,11 +1,18 @@
 """Batches of games at one grid point, as small arrays of counts.
 
-A batch plays ``games`` games of the line-up (one strategy name per seat, p of them) at
-grid point (p, k, h).  Game g is dealt from the g-th 64-bit word of
-``seed.generate_state(games)`` and seats the line-up rotated by g: seat s plays entry
-(s + g) mod p, so over any p consecutive games every entry sits in every seat once.  A
-batch depends only on its SeedSequence, its size and its line-up, so the pipeline may
-spawn one SeedSequence per (grid point, batch) and shard freely.
+A batch plays ``games`` deals of the line-up (one strategy name per seat, p of them) at
+grid point (p, k, h).  Deal g is dealt from the g-th 64-bit word of
+``seed.generate_state(games)``; ``seating`` says how often it is played and how the
+line-up sits (seat s plays entry e(s)):
+
+* ``rotate``: once, the line-up rotated by g (e(s) = (s + g) mod p), so over any p
+  consecutive deals every entry sits in every seat once;
+* ``every-rotation``: p times, once per rotation r (e(s) = (s + r) mod p): a Latin square,
+  every entry in every seat once on every deal;
+* ``every-order``: p! times, once per seat order (every permutation), p <= MAX_ORDERED.
+
+A batch depends only on its SeedSequence, its size, its line-up and its seating, so the
+pipeline may spawn one SeedSequence per (grid point, batch) and shard freely.
 
 Counts per line-up entry (shape (L,) unless said):
 
@@ -20,12 +27,19 @@ Counts per line-up entry (shape (L,) unless said):
   another correct guess followed, and their number (a correct guess that no other
   follows has no lead).
 
+``deal_moments`` (K + 1, K + 1), K = S x len(QUANTITIES) for the S distinct strategies in
+line-up order: the sum over deals of v v^T, v = (1, the deal's QUANTITIES per strategy,
+summed over the deal's games and the strategy's entries).  Its first row holds the deal
+count and the sums; the rest are the second moments every interval and paired comparison
+of the leaderboard needs (``leaderboard_stats``), deals being the independent units.
+
 ``merge`` adds batches.  A strategy error (``engine.IllegalMove``) propagates with the
 game's seed, so the game can be replayed with ``play_game``.
 """
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -38,6 +52,27 @@ from .rules import GameSize, grid_point
 
 COUNT_KEYS = ("games", "first_places", "correct_guesses", "wrong_guesses", "guess_round_sum",
               "guesses", "lead_sum", "leads")
+# A deal's totals per strategy, for the per-deal moments (see the module's docstring).
+QUANTITIES = ("seat_games", "first_places", "rank_sum", "guesses", "wrong_guesses",
+              "guess_round_sum", "leads", "lead_sum")
+_Q = {name: i for i, name in enumerate(QUANTITIES)}
+SEATINGS = ("rotate", "every-rotation", "every-order")
+MAX_ORDERED = 6  # every-order plays p! games a deal: 720 at p = 6
+
+
+def seat_orders(seating: str, players: int, deal: int) -> list[tuple[int, ...]]:
+    """The seat -> line-up entry maps deal number ``deal`` is played with."""
+    p = players
+    if seating == "rotate":
+        return [tuple((s + deal) % p for s in range(p))]
+    if seating == "every-rotation":
+        return [tuple((s + r) % p for s in range(p)) for r in range(p)]
+    if seating == "every-order":
+        if p > MAX_ORDERED:
+            raise InvalidInput(f"--seating every-order plays p! games a deal; p = {p} is more "
+                               f"than {MAX_ORDERED} (use every-rotation)")
+        return list(permutations(range(p)))
+    raise InvalidInput(f"--seating must be one of {', '.join(SEATINGS)}; got {seating!r}")
 
 
 def check_point(players: int, per_player: int, hidden: int, lineup: Sequence[str]) -> GameSize:
@@ -57,35 +92,60 @@ def game_seeds(seed: np.random.SeedSequence, games: int) -> list[int]:
 
 
 def simulate_batch(lineup: Sequence[str], players: int, per_player: int, hidden: int,
-                   games: int, seed: np.random.SeedSequence,
-                   round_limit: int | None = None) -> dict[str, np.ndarray]:
+                   games: int, seed: np.random.SeedSequence, round_limit: int | None = None,
+                   seating: str = "rotate") -> dict[str, np.ndarray]:
     size = check_point(players, per_player, hidden, lineup)
     p = size.players
+    strategies = list(dict.fromkeys(lineup))
+    column = [strategies.index(name) for name in lineup]  # entry -> strategy
+    Q = len(QUANTITIES)
     counts = {key: np.zeros(p, dtype=np.int64) for key in COUNT_KEYS}
     counts["rank_counts"] = np.zeros((p, p), dtype=np.int64)
+    counts["deal_moments"] = np.zeros((len(strategies) * Q + 1,) * 2, dtype=np.int64)
     for g, game_seed in enumerate(game_seeds(seed, games)):
-        entry = [(s + g) % p for s in range(p)]          # seat -> line-up entry
-        result = play_game([new_player(lineup[e]) for e in entry], size, game_seed, round_limit)
-        for seat, rank in enumerate(result.ranks):
-            counts["games"][entry[seat]] += 1
-            counts["rank_counts"][entry[seat], rank - 1] += 1
-        sole_first = [s for s, r in enumerate(result.ranks) if r == 1]
-        if len(sole_first) == 1:
-            counts["first_places"][entry[sole_first[0]]] += 1
-        correct_rounds = [g.round for g in result.guesses if g.correct]
-        for guess in result.guesses:
-            e = entry[guess.seat]
-            counts["guesses"][e] += 1
-            counts["guess_round_sum"][e] += guess.round
-            if guess.correct:
-                counts["correct_guesses"][e] += 1
-                later = [r for r in correct_rounds if r > guess.round]
-                if later:
-                    counts["lead_sum"][e] += later[0] - guess.round
-                    counts["leads"][e] += 1
-            else:
-                counts["wrong_guesses"][e] += 1
+        deal = np.zeros((len(strategies), Q), dtype=np.int64)
+        for entry in seat_orders(seating, p, g):
+            result = play_game([new_player(lineup[e]) for e in entry], size, game_seed,
+                               round_limit)
+            count_game(result, entry, counts, deal, column)
+        vector = np.concatenate(([1], deal.ravel()))
+        counts["deal_moments"] += np.outer(vector, vector)
     return counts
+
+
+def count_game(result, entry: Sequence[int], counts: dict[str, np.ndarray], deal: np.ndarray,
+               column: Sequence[int]) -> None:
+    """Add one game's counts per line-up entry (``entry``: seat -> entry) to ``counts``,
+    and its QUANTITIES per strategy (``column``: entry -> strategy) to ``deal``."""
+    q = _Q
+    for seat, rank in enumerate(result.ranks):
+        e = entry[seat]
+        counts["games"][e] += 1
+        counts["rank_counts"][e, rank - 1] += 1
+        deal[column[e], q["seat_games"]] += 1
+        deal[column[e], q["rank_sum"]] += rank
+    sole_first = [s for s, r in enumerate(result.ranks) if r == 1]
+    if len(sole_first) == 1:
+        counts["first_places"][entry[sole_first[0]]] += 1
+        deal[column[entry[sole_first[0]]], q["first_places"]] += 1
+    correct_rounds = [g.round for g in result.guesses if g.correct]
+    for guess in result.guesses:
+        e, s = entry[guess.seat], column[entry[guess.seat]]
+        counts["guesses"][e] += 1
+        counts["guess_round_sum"][e] += guess.round
+        deal[s, q["guesses"]] += 1
+        deal[s, q["guess_round_sum"]] += guess.round
+        if guess.correct:
+            counts["correct_guesses"][e] += 1
+            later = [r for r in correct_rounds if r > guess.round]
+            if later:
+                counts["lead_sum"][e] += later[0] - guess.round
+                counts["leads"][e] += 1
+                deal[s, q["lead_sum"]] += later[0] - guess.round
+                deal[s, q["leads"]] += 1
+        else:
+            counts["wrong_guesses"][e] += 1
+            deal[s, q["wrong_guesses"]] += 1
 
 
 def merge(batches: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -14,12 +14,12 @@ No I/O, no Prefect, Dask or Zarr.  docs/higher_lower.md has the derivations and 
 from .decks import POLICIES, TIES, DeckSolution, PolicyTable, policy_table, solve
 from .distinct import (FIRST_EXACT, FIRST_FLOAT, RATIO_LIMIT, STREAK_LIMIT, ExactLevel,
                        Extrapolation, FloatLevel, FloatSweep, asymptotics, exact_counts,
-                       exact_levels, extrapolate, float_sweep)
+                       exact_levels, extrapolate, float_sweep, MIN_SWEEP)
 from .montecarlo import MAX_TABLE_ROWS, Estimate, combine, simulate
 
 __all__ = [
     "POLICIES", "TIES", "DeckSolution", "PolicyTable", "policy_table", "solve",
     "FIRST_EXACT", "FIRST_FLOAT", "RATIO_LIMIT", "STREAK_LIMIT", "ExactLevel", "Extrapolation",
     "FloatLevel", "FloatSweep", "asymptotics", "exact_counts", "exact_levels", "extrapolate",
-    "float_sweep", "MAX_TABLE_ROWS", "Estimate", "combine", "simulate",
+    "float_sweep", "MIN_SWEEP", "MAX_TABLE_ROWS", "Estimate", "combine", "simulate",
 ]

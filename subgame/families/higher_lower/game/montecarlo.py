@@ -12,14 +12,14 @@ optimal policy reads the DP's table, so it is available only where that table fi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
-from statistics import NormalDist
 from typing import Iterable
 
 import numpy as np
 from numba import njit
+
+from subgame.intervals import wilson
 
 from .decks import POLICIES, TIES, PolicyTable, _guess_higher, _Layout, _rank, policy_table
 
@@ -140,11 +140,5 @@ def combine(shards: Iterable[tuple[int, int]], confidence: float = 0.95) -> Esti
         wins, games = wins + w, games + g
     if games == 0:
         raise ValueError("no games")
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p, z2 = wins / games, z * z / games
-    centre = (p + z2 / 2) / (1 + z2)
-    half = z / (1 + z2) * math.sqrt(p * (1 - p) / games + z2 / (4 * games))
-    # At wins = 0 (games) the lower (upper) end is exactly 0 (1); rounding would move it.
-    low = 0.0 if wins == 0 else centre - half
-    high = 1.0 if wins == games else centre + half
+    low, high = wilson(wins, games, confidence)
     return Estimate(wins, games, confidence, low, high)
