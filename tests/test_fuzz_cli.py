@@ -179,9 +179,11 @@ def small_store(tmp_path_factory) -> Path:
 def in_process(tmp_path, monkeypatch) -> None:
     """`_call` as the console script, minus what would outlive or outrun one call."""
     import prefect
+    import uvicorn
 
     import subgame.flows.run
     from subgame import interrupts, watchdog
+    from subgame.storage import reading
 
     monkeypatch.chdir(tmp_path)  # the default store and figure folder land here
     monkeypatch.delenv("SUBGAME_STORE", raising=False)
@@ -191,6 +193,10 @@ def in_process(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(subgame.flows.run, "run_flow", _started)
     monkeypatch.setattr(cli, "run_here", _started)  # a small plan's run, in process
     monkeypatch.setattr(prefect, "serve", _started)
+    # `web` would serve until stopped (here a valid input returns once it listens), and
+    # keep what it opens for the rest of this process.
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *args, **kwargs: None)
+    monkeypatch.setattr(reading, "keep_opened", lambda: None)
 
 
 def test_no_input_is_an_internal_error(small_store, tmp_path, in_process):

@@ -15,7 +15,7 @@ from subgame.cli import build_app
 from subgame.errors import NotComputed
 from subgame.families.gops.game.patterns import stored_pattern_count
 from subgame.families.gops.plan import GopsConfig, solve_gops_shard
-from subgame.families.gops.play import play_game
+from subgame.families.gops.play import play_session
 from subgame.families.gops.read import first_move, query_state
 from subgame.plan import PlanSize, ShardTask
 from subgame.storage import ComputationStore
@@ -137,7 +137,7 @@ def test_upcard_values_top_k_stores_the_same_values_and_only_the_top_f_k(tmp_pat
 
     # play shows f_k every round: it refuses before the first round.
     with pytest.raises(NotComputed, match="--upcard-values all"):
-        play_game(lean, 5, "points", 0, io.StringIO("1\n"), print)
+        play_session(lean, 5, "points", 0, io.StringIO("1\n"), print)
 
     # The setting is part of the identity: the other setting is refused, "all" is the
     # identity stores had before the option (no key).

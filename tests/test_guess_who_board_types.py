@@ -82,10 +82,11 @@ def plain_solver(questions: set[int], rules: str):
     return solve
 
 
+# 12 characters at d = 1 only: at d = 2 the plain recursion alone took 99 s.
 CASES = [(seed, characters, traits, d, rules)
          for seed, (characters, traits) in enumerate([(8, 5), (10, 5), (12, 5)])
          for d in (1, 2, 3) for rules in ("official", "variant")
-         if (rules == "official" or characters == 8) and (characters < 12 or d < 3)]
+         if (rules == "official" or characters == 8) and (characters < 12 or d == 1)]
 
 
 @pytest.mark.parametrize("seed, characters, traits, d, rules", CASES)

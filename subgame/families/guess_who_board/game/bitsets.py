@@ -155,6 +155,18 @@ def _hash_index(masks):
 
 
 @njit(cache=True, inline="always")
+def sorted_distinct(out, count):
+    """Sorts ``out[:count]`` and keeps each value once, in place; returns how many."""
+    ordered = np.sort(out[:count])
+    distinct = 0
+    for i in range(count):
+        if i == 0 or ordered[i] != ordered[i - 1]:
+            out[distinct] = ordered[i]
+            distinct += 1
+    return distinct
+
+
+@njit(cache=True, inline="always")
 def distinct_splits(questions, standing, out):
     """Writes into ``out`` the distinct S∩q or S\\q, whichever mask is smaller, over the
     nontrivial splits of S = standing, ascending; returns how many."""
@@ -164,13 +176,7 @@ def distinct_splits(questions, standing, out):
         if inside != 0 and inside != standing:
             out[count] = min(inside, standing ^ inside)
             count += 1
-    ordered = np.sort(out[:count])
-    distinct = 0
-    for i in range(count):
-        if i == 0 or ordered[i] != ordered[i - 1]:
-            out[distinct] = ordered[i]
-            distinct += 1
-    return distinct
+    return sorted_distinct(out, count)
 
 
 def set_moves(masks: np.ndarray, questions: np.ndarray, variant: bool, n: int

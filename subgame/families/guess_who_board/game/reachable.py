@@ -44,8 +44,24 @@ MAX_CHARACTERS = 56
 DEFAULT_MAX_SETS = 200_000
 
 
+class BoardSets:
+    """Sets of a board's characters as bitmasks: bit i is ``characters[i]``."""
+
+    characters: tuple[Character, ...]
+
+    def names(self, mask: int) -> list[str]:
+        return [c.name for i, c in enumerate(self.characters) if mask >> i & 1]
+
+    def mask_of(self, names: Sequence[str]) -> int:
+        index = {c.name: i for i, c in enumerate(self.characters)}
+        unknown = [name for name in names if name not in index]
+        if unknown:
+            raise InvalidInput(f"unknown character {unknown[0]!r}")
+        return sum(1 << index[name] for name in set(names))
+
+
 @dataclass(frozen=True)
-class SetFamily:
+class SetFamily(BoardSets):
     """The reachable sets of one board under one question limit and one rule set.
 
     ``masks[i]`` is set i (sets are numbered by size, then mask, so ids of one size are
@@ -82,16 +98,6 @@ class SetFamily:
         if index == len(self._keys) or self._keys[index] != key:
             raise InvalidInput(f"the set {self.names(mask)} is not reachable")
         return index
-
-    def names(self, mask: int) -> list[str]:
-        return [c.name for i, c in enumerate(self.characters) if mask >> i & 1]
-
-    def mask_of(self, names: Sequence[str]) -> int:
-        index = {c.name: i for i, c in enumerate(self.characters)}
-        unknown = [name for name in names if name not in index]
-        if unknown:
-            raise InvalidInput(f"unknown character {unknown[0]!r}")
-        return sum(1 << index[name] for name in set(names))
 
     def moves(self, set_id: int) -> np.ndarray:
         return self.move_children[self.move_ptr[set_id]:self.move_ptr[set_id + 1]]

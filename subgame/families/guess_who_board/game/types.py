@@ -38,7 +38,7 @@ from subgame.errors import InvalidInput
 from . import bitsets
 from .bitsets import NAMED
 from .board import Character
-from .reachable import RULES, question_sets, reachable_masks
+from .reachable import RULES, BoardSets, question_sets, reachable_masks
 
 REDUCTIONS = ("bisimulation", "dominance")
 NAMED_CODE = 0xFFFFFFFF
@@ -64,13 +64,7 @@ def _set_signature(standing, questions, keys, values, bits, set_type, variant, o
             out[count] = (set_type[bitsets.find(keys, values, bits, standing ^ bit)] << 32
                           ) | NAMED_CODE
             count += 1
-    ordered = np.sort(out[:count])
-    distinct = 0
-    for i in range(count):
-        if i == 0 or ordered[i] != ordered[i - 1]:
-            out[distinct] = ordered[i]
-            distinct += 1
-    return distinct
+    return bitsets.sorted_distinct(out, count)
 
 
 @njit(cache=True)
@@ -199,7 +193,7 @@ def _preorder(ptr, codes, type_size, type_rank, ge_flat, ge_start, ge_count):
 
 
 @dataclass(frozen=True)
-class TypeFamily:
+class TypeFamily(BoardSets):
     """The types of one board's reachable sets, and their moves.
 
     ``masks`` are the reachable sets (sorted by size, then mask), ``set_type[i]`` the type
@@ -250,16 +244,6 @@ class TypeFamily:
         if position < 0:
             raise InvalidInput(f"the set {self.names(mask)} is not reachable")
         return int(self.set_type[position])
-
-    def names(self, mask: int) -> list[str]:
-        return [c.name for i, c in enumerate(self.characters) if mask >> i & 1]
-
-    def mask_of(self, names: Sequence[str]) -> int:
-        index = {c.name: i for i, c in enumerate(self.characters)}
-        unknown = [name for name in names if name not in index]
-        if unknown:
-            raise InvalidInput(f"unknown character {unknown[0]!r}")
-        return sum(1 << index[name] for name in set(names))
 
 
 def set_types(characters: Sequence[Character], max_literals: int | None = 1,
