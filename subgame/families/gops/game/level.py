@@ -37,13 +37,14 @@ from math import comb
 from typing import Iterator
 
 import numpy as np
-from numba import njit
 
-from . import cards, patterns
+from . import cards, lanes, patterns
+from .jit import njit
 from .matrix_game import solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
 OBJECTIVES = ("points", "win")
+KERNELS = ("compiled", "lanes")  # numba's loop (_solve_rows) or numpy's lanes (lanes.py)
 
 
 @dataclass(frozen=True, eq=False)
@@ -353,7 +354,8 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
-                prev_ranks: np.ndarray | None = None, warm_start: bool = True) -> ShardResult:
+                prev_ranks: np.ndarray | None = None, warm_start: bool = True,
+                kernel: str = "compiled") -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
@@ -362,8 +364,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     (1, 1), win (1, 1, 1), f = 0 at d = 0).  Without ``with_upcard_values`` the f_k are
     summed into f but not kept (``upcard_values`` is None).  ``warm_start=False`` solves
     every game from the slack basis (the same values within the certified gaps; the
-    strategies may be other optimal ones where a game has several).  The kernel releases
-    the GIL, so threads overlap.
+    strategies may be other optimal ones where a game has several).  The compiled kernel
+    releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
+    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -387,14 +390,15 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
     stats = np.zeros(5)
+    rows = (layout.decks[p_lo:p_hi], drop_rank, layout.child, layout.child_sign, layout.duel,
+            layout.symmetric, layout.reach[p_lo:p_hi], layout.objective == "win",
+            prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
+            with_upcard_values, values, upcard_values, strat_one, strat_two, stats)
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif _solve_rows(layout.decks[p_lo:p_hi], drop_rank, layout.child,
-                     layout.child_sign, layout.duel, layout.symmetric,
-                     layout.reach[p_lo:p_hi], layout.objective == "win",
-                     prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
-                     with_upcard_values, values, upcard_values, strat_one, strat_two,
-                     stats, warm_start) < 0:
+    elif (lanes.solve_rows(*rows) if kernel == "lanes" else _solve_rows(*rows, warm_start)) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "
@@ -417,18 +421,12 @@ def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,
     """The matrices X^k of every pattern at deck rank p_rank (and, under win, difference
     d = diff): (n_patterns, j, j) float64."""
     prev = np.ascontiguousarray(prev_values, dtype=np.float64)
-    prev_block = prev[layout.drop_rank[p_rank, k]].reshape(-1, prev.shape[-1])
-    prize = int(layout.decks[p_rank, k])
-    prizes_left = int(layout.decks[p_rank].astype(np.int64).sum()) - prize
-    out = np.empty((layout.n_patterns, layout.j, layout.j))
-    for p in range(layout.n_patterns):
-        if layout.objective == "win":
-            _payoff_win(out[p], p, prize, diff, prev_block, (prev_block.shape[0] - 1) // 2,
-                        prizes_left, layout.child, layout.child_sign, layout.duel)
-        else:
-            _payoff_points(out[p], p, float(prize), prev_block[0], layout.child,
-                           layout.child_sign, layout.duel)
-    return out
+    every = np.arange(layout.n_patterns)
+    return lanes.payoffs(layout.decks, layout.drop_rank, layout.child, layout.child_sign,
+                         layout.duel, layout.objective == "win",
+                         prev.reshape(prev.shape[0], -1, prev.shape[-1]),
+                         np.full_like(every, p_rank), np.full_like(every, k),
+                         np.full_like(every, diff), every)
 
 
 def level_zero(objective: str = "points") -> np.ndarray:

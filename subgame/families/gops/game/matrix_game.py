@@ -38,7 +38,8 @@ games pay for it; the common path costs one comparison more.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 _TOL = 1e-11  # pivot and optimality tolerance on the scaled tableau (entries of order 1)
 _TIE = 1e-12  # relative tolerance under which two ratios tie in the ratio test

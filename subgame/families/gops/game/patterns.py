@@ -21,10 +21,14 @@ from __future__ import annotations
 from math import factorial
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 _V_BITS = 0x5555_5555_5555_5555  # bit 2t of every position t
 MAX_CARDS = 31  # two bits per position in an int64 key
+# Up to this many patterns a level's enumeration and child table use numpy (_small_*), so
+# small runs never import numba (jit.py); beyond it the compiled loops are faster.
+SMALL_PATTERNS = 4096
 
 
 def pattern_count(n_cards: int, j: int) -> int:
@@ -83,14 +87,38 @@ def _enumerate(n_cards, j, out):
     return count
 
 
+def _small_enumerate(n_cards: int, j: int) -> np.ndarray:
+    """Every pattern of level j, by numpy: the prefixes grow one position at a time (digit
+    1: V only, 2: Y only, 3: both), those over j cards of a hand are dropped and those
+    with j of each are complete."""
+    key = n_v = n_y = np.zeros(1, np.int64)
+    done = []
+    for pos in range(n_cards):
+        digit = np.arange(1, 4)
+        key = (key[:, None] | digit << (2 * pos)).ravel()
+        n_v = (n_v[:, None] + (digit & 1)).ravel()
+        n_y = (n_y[:, None] + (digit >> 1)).ravel()
+        keep = (n_v <= j) & (n_y <= j)
+        key, n_v, n_y = key[keep], n_v[keep], n_y[keep]
+        complete = (n_v == j) & (n_y == j)
+        done.append(key[complete])
+        key, n_v, n_y = key[~complete], n_v[~complete], n_y[~complete]
+    return np.concatenate(done)
+
+
 def canonical_patterns(n_cards: int, j: int) -> np.ndarray:
     """Sorted keys of the stored patterns of level j: one of each swapped pair, and V = Y."""
     if not 0 <= j <= n_cards <= MAX_CARDS:
         raise ValueError(f"need 0 <= j <= N <= {MAX_CARDS}, got j={j}, N={n_cards}")
     if j == 0:
         return np.zeros(1, dtype=np.int64)
-    keys = np.empty(pattern_count(n_cards, j), dtype=np.int64)
-    if _enumerate(n_cards, j, keys) != keys.size:
+    count = pattern_count(n_cards, j)
+    if count <= SMALL_PATTERNS:
+        keys = _small_enumerate(n_cards, j)
+    else:
+        keys = np.empty(count, dtype=np.int64)
+        _enumerate(n_cards, j, keys)
+    if keys.size != count:
         raise AssertionError("pattern enumeration disagrees with pattern_count")
     keys = keys[keys <= swap(keys)]
     keys.sort()
@@ -130,13 +158,34 @@ def _children(keys, j, child, duel):
                 duel[p, i, l] = (v_pos[i] > y_pos[l]) - (v_pos[i] < y_pos[l])
 
 
+def _small_children(keys: np.ndarray, j: int):
+    """``_children`` by numpy: the positions' digits of every key, the t-th V and Y
+    positions, the digits left when V_i meets Y_l, and those packed without the empty
+    positions (each keeps its place among the non-empty ones)."""
+    length = max(1, (int(keys.max()).bit_length() + 1) // 2)
+    digits = (keys[:, None] >> (2 * np.arange(length))) & 3  # (n, length)
+    v_pos = np.argsort(-(digits & 1), axis=1, kind="stable")[:, :j]  # t-th V position
+    y_pos = np.argsort(-(digits >> 1), axis=1, kind="stable")[:, :j]
+    here = np.arange(length)
+    v_hit = v_pos[:, :, None] == here  # (n, j, length)
+    y_hit = y_pos[:, :, None] == here
+    left = digits[:, None, None, :] & ~(v_hit[:, :, None, :] | y_hit[:, None, :, :] << 1)
+    place = np.cumsum(left != 0, axis=-1) - 1
+    raw = np.where(left != 0, left << (2 * place), 0).sum(axis=-1)
+    duel = np.sign(v_pos[:, :, None] - y_pos[:, None, :]).astype(np.int8)
+    return raw.astype(np.int64), duel
+
+
 def child_table(keys: np.ndarray, parent_keys: np.ndarray, j: int):
     """(index, sign, duel) arrays of shape (n_patterns, j, j) for the patterns ``keys`` of
     level j: f(child) = sign * stored value at ``index`` among ``parent_keys`` (level j-1);
     sign is 0 for the child V = Y, whose value is 0."""
-    raw = np.empty((keys.size, j, j), dtype=np.int64)
-    duel = np.empty((keys.size, j, j), dtype=np.int8)
-    _children(keys, j, raw, duel)
+    if keys.size <= SMALL_PATTERNS:
+        raw, duel = _small_children(keys, j)
+    else:
+        raw = np.empty((keys.size, j, j), dtype=np.int64)
+        duel = np.empty((keys.size, j, j), dtype=np.int8)
+        _children(keys, j, raw, duel)
     swapped = swap(raw)
     stored = np.minimum(raw, swapped)
     index = np.searchsorted(parent_keys, stored)

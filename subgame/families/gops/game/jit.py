@@ -1,0 +1,69 @@
+"""numba's ``njit``, deferred to a kernel's first call.
+
+Importing numba and loading its cached kernels costs about 0.7 s a process (0.36 s for the
+import, the rest for its registries and cache on the first call), which is more than the
+whole of a small GOPS run: those run on numpy (``lanes``) and must not pay it, yet every
+gops command imports this package.  So a function decorated here stays plain Python until
+one of the package's kernels is first called: then numba is imported, every deferred
+function is handed to ``numba.njit`` with its own options, and every module namespace that
+names a deferred function (a kernel's globals, which numba resolves when it compiles) is
+rebound to the compiled one.  Callers that imported a deferred function by name keep a
+forwarder.  ``py_func`` is the Python function, as on a numba dispatcher.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+_deferred: list["Deferred"] = []
+
+
+class Deferred:
+    """A function that ``numba.njit(**options)`` compiles when a kernel is first called."""
+
+    def __init__(self, func: Callable, options: dict[str, Any]):
+        self.py_func = func
+        self.options = options
+        self.compiled: Callable | None = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self.__wrapped__ = func
+
+    def __call__(self, *args, **kwargs):
+        if self.compiled is None:
+            compile_all()
+        return self.compiled(*args, **kwargs)
+
+
+def njit(*args, **options):
+    """``@njit``, ``@njit(cache=True, ...)``: as numba's, compiled on first use."""
+    if args and callable(args[0]) and not options:
+        return njit()(args[0])
+
+    def defer(func: Callable) -> Deferred:
+        entry = Deferred(func, options)
+        _deferred.append(entry)
+        return entry
+
+    return defer
+
+
+def compiled_loaded() -> bool:
+    """Whether numba has been imported in this process (by this package or anything else)."""
+    return "numba" in sys.modules
+
+
+def compile_all() -> None:
+    """Hand every deferred function to numba and rebind the namespaces that name them."""
+    import numba
+
+    for entry in _deferred:
+        if entry.compiled is None:
+            entry.compiled = numba.njit(**entry.options)(entry.py_func)
+    for namespace in {id(e.py_func.__globals__): e.py_func.__globals__ for e in _deferred}.values():
+        for name, value in list(namespace.items()):
+            if isinstance(value, Deferred) and value.compiled is not None:
+                namespace[name] = value.compiled
