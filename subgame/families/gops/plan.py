@@ -37,6 +37,11 @@ FAMILY = "gops"
 KERNEL_VERSION = 1
 MAX_CARDS = 16
 DEFAULT_SHARD_STATES = 200_000
+# A run of at most this many matrix games (all levels) solves on numpy lanes (game/lanes.py)
+# and never imports numba, whose import and cache load (about 0.7 s) would dominate it;
+# measured break-even about 150 000 games (docs/gops.md, "The lane kernel").
+LANE_GAMES = 150_000
+LANE_MAX_CARDS = 8  # beyond this every run is far above LANE_GAMES: no need to count
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
@@ -150,6 +155,16 @@ class GopsConfig(ComputationConfig):
     def level_shards(self, j: int) -> int:
         return -(-comb(self.cards, j) // self.shard_rows(j, stored_pattern_count(self.cards, j)))
 
+    def kernel(self) -> str:
+        """'lanes' (numpy, game/lanes.py) for a run of at most LANE_GAMES matrix games,
+        else 'compiled' (numba).  A function of the configuration alone, so that every
+        shard of a run, resumed or repaired, is solved by the same kernel."""
+        if self.cards > LANE_MAX_CARDS:
+            return "compiled"
+        games = sum(level_info(self, j, stored_pattern_count(self.cards, j))["matrix_games"]
+                    for j in range(1, self.cards + 1))
+        return "lanes" if games <= LANE_GAMES else "compiled"
+
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
         (solve_gops_shard): the rows of level j-1's values it reads (at most j per deck of
@@ -258,7 +273,8 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     kernel's counts it reports the CPU seconds of this thread for the kernel and for the
     whole shard (reads, layout, writes and compression included), so that `subgame status
     --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
-    --pipeline)."""
+    --pipeline), and ``lane_shards`` 1 where the numpy lane kernel solved it (a small run,
+    ``GopsConfig.kernel``), 0 where numba's did."""
     shard_start = time.thread_time()
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
@@ -275,8 +291,9 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     else:
         ranks, prev = None, level_zero(config.objective)
     kernel_start = time.thread_time()
+    kernel = config.kernel()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
-                              config.with_upcard_values(j), ranks)
+                              config.with_upcard_values(j), ranks, kernel=kernel)
     kernel_cpu = time.thread_time() - kernel_start
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
     if result.upcard_values is not None:
@@ -287,5 +304,6 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
             "guessed": result.guessed, "max_gap": result.max_gap,
+            "lane_shards": int(kernel == "lanes"),
             "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
             "shard_cpu_seconds": round(time.thread_time() - shard_start, 4)}

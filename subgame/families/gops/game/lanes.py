@@ -40,17 +40,18 @@ _BIG = np.iinfo(np.int64).max
 
 
 def payoffs(decks, drop_rank, child, child_sign, duel, win, prev, rows, ups, diffs, pats):
-    """X of the games (rows[g], ups[g], diffs[g], pats[g]): (G, j, j) float64.
+    """X of the games (rows[g], ups[g], diffs[g], pats[g]), lanes last: (j, j, G) float64.
 
     prev is level j-1 as (deck rank, d + diff_max, pattern) (one d under points);
     drop_rank[r, k] is the rank of P - P_k in it."""
     card = decks[rows, ups].astype(np.int64)
-    block = drop_rank[rows, ups][:, None, None]
-    to, sign, duels = child[pats], child_sign[pats], duel[pats]
+    block = drop_rank[rows, ups]
+    to, sign, duels = (np.take(np.ascontiguousarray(table.transpose(1, 2, 0)), pats, axis=2)
+                       for table in (child, child_sign, duel))
     if not win:
-        return duels * card.astype(np.float64)[:, None, None] + sign * prev[block, 0, to]
-    left = (decks[rows].astype(np.int64).sum(axis=1) - card)[:, None, None]
-    after = diffs[:, None, None] + duels * card[:, None, None]
+        return duels * card.astype(np.float64) + sign * prev[block, 0, to]
+    left = decks.astype(np.int64).sum(axis=1)[rows] - card
+    after = diffs + duels * card
     centre = (prev.shape[1] - 1) // 2
     at = np.clip(np.where(sign < 0, centre - after, centre + after), 0, prev.shape[1] - 1)
     read = prev[block, at, to]
@@ -67,25 +68,43 @@ def _sequential_sum(terms):
 
 
 def _certify(X, x, y):
-    """(value, gap) of strategies x (G, m), y (G, n) in X (G, m, n), as ``_certify``."""
-    low = _sequential_sum(np.moveaxis(x[:, :, None] * X, 1, 0)).min(axis=1)
-    high = _sequential_sum(np.moveaxis(X * y[:, None, :], 2, 0)).max(axis=1)
+    """(value, gap) of strategies x (m, G), y (n, G) in X (m, n, G), as ``_certify``."""
+    low = _sequential_sum(x[:, None, :] * X).min(axis=0)
+    high = _sequential_sum((X * y[None, :, :]).transpose(1, 0, 2)).max(axis=0)
     return 0.5 * (low + high), high - low
 
 
 def _normalise(v):
-    return v / _sequential_sum(v.T)[:, None]
+    return v / _sequential_sum(v)
+
+
+def _first(a, best):
+    """Per lane (column) of a (rows, lanes), the first row where a equals best (lanes,):
+    the index np.argmax / np.argmin give, without their slow reduction over axis 0."""
+    index = np.zeros(a.shape[1], np.int64)
+    for i in range(a.shape[0] - 1, 0, -1):
+        index[a[i] == best] = i
+    index[a[0] == best] = 0
+    return index
+
+
+def _first_max(a):
+    return _first(a, a.max(axis=0))
+
+
+def _first_min(a):
+    return _first(a, a.min(axis=0))
 
 
 def _simplex_lanes(B, first):
-    """The simplex method of ``matrix_game._simplex`` on every lane of B (G, m, n), slack
+    """The simplex method of ``matrix_game._simplex`` on every lane of B (m, n, G), slack
     basis, column first[g] entering first.  Returns pivots (G,) (-1: failure) and the
-    strategies read off each optimal tableau (``_tableau_solution``), x (G, m), y (G, n),
-    and the final basis labels, row_var (G, m) and col_var (G, n), as ``_simplex`` leaves
+    strategies read off each optimal tableau (``_tableau_solution``), x (m, G), y (n, G),
+    and the final basis labels, row_var (m, G) and col_var (n, G), as ``_simplex`` leaves
     them."""
-    count, m, n = B.shape
+    m, n, count = B.shape
     tab = np.empty((m + 1, n + 1, count))
-    tab[:m, :n] = B.transpose(1, 2, 0)
+    tab[:m, :n] = B
     tab[:m, n] = 1.0
     tab[m, :n] = 1.0
     tab[m, n] = 0.0
@@ -95,8 +114,8 @@ def _simplex_lanes(B, first):
     stall = np.zeros(count, np.int64)
     lane = np.arange(count)  # the game of each column of the batch
     pivots = np.full(count, -1)
-    x, y = np.zeros((count, m)), np.zeros((count, n))
-    final_rows, final_cols = np.zeros((count, m), np.int64), np.zeros((count, n), np.int64)
+    x, y = np.zeros((m, count)), np.zeros((n, count))
+    final_rows, final_cols = np.zeros((m, count), np.int64), np.zeros((n, count), np.int64)
     s = np.asarray(first)
     for step in range(mg._MAX_PIVOTS + 1):
         width = lane.size
@@ -106,8 +125,9 @@ def _simplex_lanes(B, first):
         if step:
             reduced = tab[m, :n]
             positive = reduced > mg._TOL
-            s = np.where(bland, np.argmin(np.where(positive, col_var, _BIG), axis=0),
-                         np.argmax(reduced, axis=0))
+            s = _first_max(reduced)
+            if bland.any():
+                s = np.where(bland, _first_min(np.where(positive, col_var, _BIG)), s)
             optimal = ~positive.any(axis=0)
             if optimal.any():  # read off the strategies, drop the lanes
                 done = lane[optimal]
@@ -117,9 +137,9 @@ def _simplex_lanes(B, first):
                 np.put_along_axis(w, rv, np.maximum(t[:m, n], 0.0), axis=0)
                 u = np.zeros((n + m, done.size))
                 np.put_along_axis(u, cv, np.maximum(-t[m, :n], 0.0), axis=0)
-                x[done] = _normalise(u[n:].T)
-                y[done] = _normalise(w[:n].T)
-                final_rows[done], final_cols[done] = rv.T, cv.T
+                x[:, done] = _normalise(u[n:])
+                y[:, done] = _normalise(w[:n])
+                final_rows[:, done], final_cols[:, done] = rv, cv
                 keep = ~optimal
                 tab, row_var, col_var = tab[:, :, keep], row_var[:, keep], col_var[:, keep]
                 bland, stall, lane, s = bland[keep], stall[keep], lane[keep], s[keep]
@@ -127,31 +147,34 @@ def _simplex_lanes(B, first):
                 here = np.arange(width)
             if not width:
                 break
-        column = tab[:m, s, here]  # (m, width): the entering column of each lane
+        factor = np.take_along_axis(tab, s[None, None, :], axis=1)[:, 0]  # (m + 1, width)
+        column = factor[:m]  # the entering column of each lane
         rhs = np.maximum(tab[:m, n], 0.0)
         allowed = column > mg._TOL
         with np.errstate(divide="ignore", invalid="ignore"):
             low = np.where(allowed, rhs / column, np.inf).min(axis=0)
         bound = low + mg._TIE * (1.0 + low)
         tied = allowed & (rhs <= bound * column)
-        r = np.where(bland, np.argmin(np.where(tied, row_var, _BIG), axis=0),
-                     np.argmax(np.where(tied, column, -np.inf), axis=0))
+        r = _first_max(np.where(tied, column, -np.inf))
+        if bland.any():
+            r = np.where(bland, _first_min(np.where(tied, row_var, _BIG)), r)
         failed = low == np.inf  # unbounded: the tableau lost accuracy
         if failed.any():
             keep = ~failed
             tab, row_var, col_var = tab[:, :, keep], row_var[:, keep], col_var[:, keep]
             bland, stall, lane, s, r = bland[keep], stall[keep], lane[keep], s[keep], r[keep]
+            factor = factor[:, keep]
             width = lane.size
             here = np.arange(width)
-        stall = np.where(tab[r, n, here] <= mg._TOL, stall + 1, 0)
+        pivot_row = np.take_along_axis(tab, r[None, None, :], axis=0)[0]  # (n + 1, width)
+        stall = np.where(pivot_row[n] <= mg._TOL, stall + 1, 0)
         bland |= stall >= mg._STALL
-        p = 1.0 / tab[r, s, here]
-        pivot_row = tab[r, :, here] * p[:, None]  # (width, n + 1)
-        pivot_row[here, s] = p
-        factor = tab[:, s, here]  # (m + 1, width)
-        tab -= factor[:, None, :] * pivot_row.T[None]
+        p = 1.0 / pivot_row[s, here]
+        pivot_row *= p
+        pivot_row[s, here] = p
+        tab -= factor[:, None, :] * pivot_row[None]
         tab[:, s, here] = -factor * p
-        tab[r, :, here] = pivot_row
+        tab[r, :, here] = pivot_row.T
         row_var[r, here], col_var[s, here] = col_var[s, here], row_var[r, here]
     return pivots, x, y, final_rows, final_cols
 
@@ -171,49 +194,52 @@ def _basis_resolve(X, lo, scale, row_var, col_var):
 
 
 def solve_games(X):
-    """Value, certified gap, pivots (0: saddle point, -1: failure) and strategies of every
-    game X (G, m, n), as ``solve_into`` from the slack basis."""
-    count, m, n = X.shape
-    row_min, col_max = X.min(axis=2), X.max(axis=1)
-    maximin, minimax = row_min.max(axis=1), col_max.min(axis=1)
-    lo, hi = row_min.min(axis=1), col_max.max(axis=1)
-    best_row, best_col = row_min.argmax(axis=1), col_max.argmin(axis=1)
+    """Value, certified gap, pivots (0: saddle point, -1: failure) and strategies x (m, G),
+    y (n, G) of every game of X (m, n, G), lanes last, as ``solve_into`` from the slack
+    basis."""
+    m, n, count = X.shape
+    row_min, col_max = X.min(axis=1), X.max(axis=0)
+    maximin, minimax = row_min.max(axis=0), col_max.min(axis=0)
+    lo, hi = row_min.min(axis=0), col_max.max(axis=0)
+    best_row, best_col = _first(row_min, maximin), _first(col_max, minimax)
     values = 0.5 * (maximin + minimax)
     gaps = minimax - maximin
-    x, y = np.zeros((count, m)), np.zeros((count, n))
-    x[np.arange(count), best_row] = 1.0
-    y[np.arange(count), best_col] = 1.0
+    x, y = np.zeros((m, count)), np.zeros((n, count))
+    x[best_row, np.arange(count)] = 1.0
+    y[best_col, np.arange(count)] = 1.0
     pivots = np.zeros(count, np.int64)
     lp = np.flatnonzero(~(gaps <= 1e-13 * (hi - lo)))
     if lp.size:
-        game = X[lp]
-        scale = 1.0 / (hi[lp] - lo[lp])
-        B = (game - lo[lp, None, None]) * scale[:, None, None] + 1.0
-        steps, lx, ly, row_var, col_var = _simplex_lanes(B, best_col[lp])
+        game, lo, hi = X[:, :, lp], lo[lp], hi[lp]
+        scale = 1.0 / (hi - lo)
+        steps, lx, ly, row_var, col_var = _simplex_lanes((game - lo) * scale + 1.0,
+                                                         best_col[lp])
         value, gap = _certify(game, lx, ly)
-        target = mg._REFINE * (hi[lp] - lo[lp])
+        target = mg._REFINE * (hi - lo)
         for t in np.flatnonzero(~(np.abs(gap) <= target) & (steps >= 0)):  # rare
-            k, bx, by = _basis_resolve(game[t], lo[lp][t], scale[t], row_var[t], col_var[t])
+            k, bx, by = _basis_resolve(game[:, :, t], lo[t], scale[t], row_var[:, t],
+                                       col_var[:, t])
             if k >= 0:
-                lx[t], ly[t] = bx, by
-                value[t:t + 1], gap[t:t + 1] = _certify(game[t:t + 1], lx[t:t + 1],
-                                                        ly[t:t + 1])
+                lx[:, t], ly[:, t] = bx, by
+                one = slice(t, t + 1)
+                value[one], gap[one] = _certify(game[:, :, one], lx[:, one], ly[:, one])
         for t in np.flatnonzero(~(np.abs(gap) <= target) | (steps < 0)):  # 1 in 1e6
-            value[t], gap[t], steps[t] = _exact_game(game[t], lx[t], ly[t])
-        values[lp], gaps[lp], pivots[lp], x[lp], y[lp] = value, gap, steps, lx, ly
+            value[t], gap[t], steps[t], lx[:, t], ly[:, t] = _exact_game(game[:, :, t])
+        values[lp], gaps[lp], pivots[lp], x[:, lp], y[:, lp] = value, gap, steps, lx, ly
     return values, gaps, pivots, x, y
 
 
-def _exact_game(X, x, y):
+def _exact_game(X):
     """A game whose simplex run failed or whose basis strategies still do not certify
-    (``_refine``'s games): the compiled ``solve_into`` solves it afresh; x, y in place."""
+    (``_refine``'s games): the compiled ``solve_into`` solves it afresh.  Returns (value,
+    gap, pivots, x, y)."""
     m, n = X.shape
-    tab = np.empty((m + 1, n + 1))
-    support = np.zeros(1 + 2 * min(m, n), np.int64)
-    value, gap, pivots, _ = mg.solve_into(np.ascontiguousarray(X), m, n, tab,
-                                          np.empty(m, np.int64), np.empty(n, np.int64),
-                                          x, y, support)
-    return value, gap, pivots
+    x, y = np.zeros(m), np.zeros(n)
+    value, gap, pivots, _ = mg.solve_into(np.ascontiguousarray(X), m, n,
+                                          np.empty((m + 1, n + 1)), np.empty(m, np.int64),
+                                          np.empty(n, np.int64), x, y,
+                                          np.zeros(1 + 2 * min(m, n), np.int64))
+    return value, gap, pivots, x, y
 
 
 def game_index(reach, j, n_patterns, symmetric, with_strategies):
@@ -260,8 +286,8 @@ def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
         counted = (p != symmetric) | (d != 0)
         per_game[r[counted], at[counted], p[counted], k[counted]] = value[counted]
         if with_strategies:
-            strat_one[r, at, p, k] = x
-            strat_two[r, at, p, k] = y
+            strat_one[r, at, p, k] = x.T
+            strat_two[r, at, p, k] = y.T
     values[:] = _sequential_sum(np.moveaxis(per_game, 3, 0)) / j
     if with_upcard_values:
         upcard_values[:] = per_game

@@ -426,7 +426,7 @@ def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,
                          layout.duel, layout.objective == "win",
                          prev.reshape(prev.shape[0], -1, prev.shape[-1]),
                          np.full_like(every, p_rank), np.full_like(every, k),
-                         np.full_like(every, diff), every)
+                         np.full_like(every, diff), every).transpose(2, 0, 1).copy()
 
 
 def level_zero(objective: str = "points") -> np.ndarray:
