@@ -22,7 +22,11 @@ CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy)
 measured in the same run (docs/gops.md, "Cost model").
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
-back (pivots, guessed share, time).  ``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
+back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of N, both
+objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, the
+pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
+what a fresh process pays before its first game under each (imports, numba's cache load)
+and the break-even run size (docs/gops.md, "The lane kernel").  ``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
 store and prints per level the pipeline's cost (step wall time, the workers' CPU in the
 shards and in the kernel) beside the same level's kernel in process.
 """
@@ -47,8 +51,8 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linprog
 
-from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ranges, solve_levels,
-                                solve_matrix_games, solve_shard)
+from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices, shard_ranges,
+                                solve_levels, solve_matrix_games, solve_shard)
 from subgame.families.gops.game.patterns import pattern_count
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
@@ -220,6 +224,59 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
               f"{100 * warm.guessed / lps:.0f} | {1e9 * best[False] / cold.games:.0f} | "
               f"{1e9 * best[True] / cold.games:.0f} | {best[False] / best[True]:.2f} | "
               f"{np.abs(cold.values - warm.values).max():.1e} |")
+
+
+def lanes_ab(n_cards: int, tries: int = 3) -> None:
+    """Per level of N, both objectives, with strategies (as `subgame run` by default): the
+    lane kernel and the compiled one, back to back, best wall time of ``tries`` each; then
+    the first-game cost of a fresh process under each, and the break-even games."""
+    print(f"== lanes (numpy) against numba, N = {n_cards}, with strategies, best of {tries} ==")
+    header = ["objective", "j", "games", "pivots/game, lanes", "pivots/game, numba",
+              "ns/game, lanes", "ns/game, numba", "lanes / numba", "max |value difference|"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    extra = {}
+    for objective in ("points", "win"):
+        prev = level_zero(objective)
+        totals = {"lanes": 0.0, "compiled": 0.0}
+        games = 0
+        for j in range(1, n_cards + 1):
+            layout = level_layout(n_cards, j, objective)
+            best, results = {}, {}
+            for _ in range(tries):
+                for kernel in ("lanes", "compiled"):
+                    start = time.perf_counter()
+                    results[kernel] = solve_shard(layout, prev, 0, layout.n_p, True,
+                                                  kernel=kernel)
+                    best[kernel] = min(best.get(kernel, np.inf), time.perf_counter() - start)
+            ours, theirs = results["lanes"], results["compiled"]
+            prev = theirs.values
+            games += ours.games
+            for kernel in totals:
+                totals[kernel] += best[kernel]
+            difference = np.nan_to_num(np.abs(ours.values - theirs.values)).max()
+            print(f"| {objective} | {j} | {ours.games:,} | {ours.pivots / ours.games:.2f} | "
+                  f"{theirs.pivots / theirs.games:.2f} | "
+                  f"{1e9 * best['lanes'] / ours.games:.0f} | "
+                  f"{1e9 * best['compiled'] / ours.games:.0f} | "
+                  f"{best['lanes'] / best['compiled']:.2f} | {difference:.1e} |")
+        extra[objective] = (totals["lanes"] - totals["compiled"]) / games
+        print(f"| {objective} | all | {games:,} | | | {1e9 * totals['lanes'] / games:.0f} | "
+              f"{1e9 * totals['compiled'] / games:.0f} | "
+              f"{totals['lanes'] / totals['compiled']:.2f} | |")
+    first = ("from subgame.families.gops.game import level_layout, level_zero, solve_shard; "
+             "layout = level_layout(3, 1); solve_shard(layout, level_zero(), 0, layout.n_p, "
+             "True, kernel='{}')")
+    fresh = {}
+    for kernel in ("lanes", "compiled"):  # best of 3 fresh processes each, interleaved
+        fresh[kernel] = min(timed(subprocess.run, [sys.executable, "-c", first.format(kernel)])
+                            for _ in range(3))
+    load = fresh["compiled"] - fresh["lanes"]
+    print(f"fresh process to its first game: lanes {fresh['lanes']:.2f} s, numba "
+          f"{fresh['compiled']:.2f} s (numba's import and cache load: {load:.2f} s); "
+          "break-even run: " + ", ".join(
+              f"{objective} {load / per_game:,.0f} games" if per_game > 0 else
+              f"{objective} lanes always ahead" for objective, per_game in extra.items()))
 
 
 def pipeline_cost(n_cards: int) -> None:
@@ -430,6 +487,8 @@ def main() -> None:
                         help="Only the cost model of N's levels (see the module text).")
     parser.add_argument("--warm-starts", type=int, metavar="N",
                         help="Only the kernel with and without warm starts, per level of N.")
+    parser.add_argument("--lanes", type=int, metavar="N",
+                        help="Only numpy's lane kernel against numba's, per level of N.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -444,6 +503,9 @@ def main() -> None:
         return
     if args.warm_starts:
         warm_start_ab(args.warm_starts)
+        return
+    if args.lanes:
+        lanes_ab(args.lanes)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()

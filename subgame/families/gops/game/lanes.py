@@ -113,23 +113,22 @@ def _simplex_lanes(B, first):
     bland = np.zeros(count, bool)
     stall = np.zeros(count, np.int64)
     lane = np.arange(count)  # the game of each column of the batch
+    live = np.ones(count, bool)  # finished and failed lanes idle until the batch shrinks
     pivots = np.full(count, -1)
     x, y = np.zeros((m, count)), np.zeros((n, count))
     final_rows, final_cols = np.zeros((m, count), np.int64), np.zeros((n, count), np.int64)
     s = np.asarray(first)
-    for step in range(mg._MAX_PIVOTS + 1):
-        width = lane.size
-        here = np.arange(width)
-        if step == mg._MAX_PIVOTS:
-            break
+    scratch = np.empty_like(tab)
+    here = np.arange(count)
+    for step in range(mg._MAX_PIVOTS):
         if step:
             reduced = tab[m, :n]
             positive = reduced > mg._TOL
             s = _first_max(reduced)
             if bland.any():
                 s = np.where(bland, _first_min(np.where(positive, col_var, _BIG)), s)
-            optimal = ~positive.any(axis=0)
-            if optimal.any():  # read off the strategies, drop the lanes
+            optimal = live & ~positive.any(axis=0)
+            if optimal.any():  # read off the strategies
                 done = lane[optimal]
                 pivots[done] = step
                 t, rv, cv = tab[:, :, optimal], row_var[:, optimal], col_var[:, optimal]
@@ -140,40 +139,37 @@ def _simplex_lanes(B, first):
                 x[:, done] = _normalise(u[n:])
                 y[:, done] = _normalise(w[:n])
                 final_rows[:, done], final_cols[:, done] = rv, cv
-                keep = ~optimal
-                tab, row_var, col_var = tab[:, :, keep], row_var[:, keep], col_var[:, keep]
-                bland, stall, lane, s = bland[keep], stall[keep], lane[keep], s[keep]
-                width = lane.size
-                here = np.arange(width)
-            if not width:
-                break
-        factor = np.take_along_axis(tab, s[None, None, :], axis=1)[:, 0]  # (m + 1, width)
+                live &= ~optimal
+            if 2 * live.sum() < lane.size:  # drop the idle lanes
+                if not live.any():
+                    break
+                tab, row_var, col_var = tab[:, :, live], row_var[:, live], col_var[:, live]
+                bland, stall, lane, s = bland[live], stall[live], lane[live], s[live]
+                live = np.ones(lane.size, bool)
+                scratch = np.empty_like(tab)
+                here = np.arange(lane.size)
+        factor = np.take_along_axis(tab, s[None, None, :], axis=1)[:, 0]  # (m + 1, lanes)
         column = factor[:m]  # the entering column of each lane
         rhs = np.maximum(tab[:m, n], 0.0)
         allowed = column > mg._TOL
         with np.errstate(divide="ignore", invalid="ignore"):
             low = np.where(allowed, rhs / column, np.inf).min(axis=0)
-        bound = low + mg._TIE * (1.0 + low)
-        tied = allowed & (rhs <= bound * column)
+            bound = low + mg._TIE * (1.0 + low)
+            tied = allowed & (rhs <= bound * column)
         r = _first_max(np.where(tied, column, -np.inf))
         if bland.any():
             r = np.where(bland, _first_min(np.where(tied, row_var, _BIG)), r)
-        failed = low == np.inf  # unbounded: the tableau lost accuracy
-        if failed.any():
-            keep = ~failed
-            tab, row_var, col_var = tab[:, :, keep], row_var[:, keep], col_var[:, keep]
-            bland, stall, lane, s, r = bland[keep], stall[keep], lane[keep], s[keep], r[keep]
-            factor = factor[:, keep]
-            width = lane.size
-            here = np.arange(width)
-        pivot_row = np.take_along_axis(tab, r[None, None, :], axis=0)[0]  # (n + 1, width)
-        stall = np.where(pivot_row[n] <= mg._TOL, stall + 1, 0)
+        live &= low != np.inf  # unbounded: the tableau lost accuracy (pivots stay -1)
+        pivot_row = np.take_along_axis(tab, r[None, None, :], axis=0)[0]  # (n + 1, lanes)
+        stall = np.where(live & (pivot_row[n] <= mg._TOL), stall + 1, 0)
         bland |= stall >= mg._STALL
-        p = 1.0 / pivot_row[s, here]
-        pivot_row *= p
-        pivot_row[s, here] = p
-        tab -= factor[:, None, :] * pivot_row[None]
-        tab[:, s, here] = -factor * p
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # idle lanes
+            p = 1.0 / pivot_row[s, here]
+            pivot_row *= p
+            pivot_row[s, here] = p
+            np.multiply(factor[:, None, :], pivot_row[None], out=scratch)
+            tab -= scratch
+            tab[:, s, here] = -factor * p
         tab[r, :, here] = pivot_row.T
         row_var[r, here], col_var[s, here] = col_var[s, here], row_var[r, here]
     return pivots, x, y, final_rows, final_cols
