@@ -226,11 +226,21 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
               f"{np.abs(cold.values - warm.values).max():.1e} |")
 
 
+def child_cpu(code: str) -> float:
+    """CPU seconds (user + system) of ``python -c code`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def lanes_ab(n_cards: int, tries: int = 3) -> None:
     """Per level of N, both objectives, with strategies (as `subgame run` by default): the
-    lane kernel and the compiled one, back to back, best wall time of ``tries`` each; then
-    the first-game cost of a fresh process under each, and the break-even games."""
-    print(f"== lanes (numpy) against numba, N = {n_cards}, with strategies, best of {tries} ==")
+    lane kernel and the compiled one, back to back, best CPU time of ``tries`` each (CPU,
+    not wall: the machine is shared); then the CPU a fresh process spends up to its first
+    game under each, and the break-even games."""
+    print(f"== lanes (numpy) against numba, N = {n_cards}, with strategies, best CPU time of "
+          f"{tries} ==")
     header = ["objective", "j", "games", "pivots/game, lanes", "pivots/game, numba",
               "ns/game, lanes", "ns/game, numba", "lanes / numba", "max |value difference|"]
     print("| " + " | ".join(header) + " |")
@@ -245,10 +255,10 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
             best, results = {}, {}
             for _ in range(tries):
                 for kernel in ("lanes", "compiled"):
-                    start = time.perf_counter()
+                    start = time.process_time()
                     results[kernel] = solve_shard(layout, prev, 0, layout.n_p, True,
                                                   kernel=kernel)
-                    best[kernel] = min(best.get(kernel, np.inf), time.perf_counter() - start)
+                    best[kernel] = min(best.get(kernel, np.inf), time.process_time() - start)
             ours, theirs = results["lanes"], results["compiled"]
             prev = theirs.values
             games += ours.games
@@ -267,12 +277,12 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
     first = ("from subgame.families.gops.game import level_layout, level_zero, solve_shard; "
              "layout = level_layout(3, 1); solve_shard(layout, level_zero(), 0, layout.n_p, "
              "True, kernel='{}')")
-    fresh = {}
-    for kernel in ("lanes", "compiled"):  # best of 3 fresh processes each, interleaved
-        fresh[kernel] = min(timed(subprocess.run, [sys.executable, "-c", first.format(kernel)])
-                            for _ in range(3))
+    fresh = {"lanes": np.inf, "compiled": np.inf}
+    for _ in range(3):  # best of 3 fresh processes each, interleaved
+        for kernel in fresh:
+            fresh[kernel] = min(fresh[kernel], child_cpu(first.format(kernel)))
     load = fresh["compiled"] - fresh["lanes"]
-    print(f"fresh process to its first game: lanes {fresh['lanes']:.2f} s, numba "
+    print(f"fresh process to its first game (CPU): lanes {fresh['lanes']:.2f} s, numba "
           f"{fresh['compiled']:.2f} s (numba's import and cache load: {load:.2f} s); "
           "break-even run: " + ", ".join(
               f"{objective} {load / per_game:,.0f} games" if per_game > 0 else

@@ -38,10 +38,12 @@ KERNEL_VERSION = 1
 MAX_CARDS = 16
 DEFAULT_SHARD_STATES = 200_000
 # A run of at most this many matrix games (all levels) solves on numpy lanes (game/lanes.py)
-# and never imports numba, whose import and cache load (about 0.7 s) would dominate it;
-# measured break-even about 150 000 games (docs/gops.md, "The lane kernel").
-LANE_GAMES = 150_000
-LANE_MAX_CARDS = 8  # beyond this every run is far above LANE_GAMES: no need to count
+# and never imports numba, whose import and cache load (0.8-0.9 CPU s a process) would
+# cost more than the lanes lose to the compiled kernel: the measured break-even runs
+# (`python bench/gops.py --lanes 8`; docs/gops.md, "The lane kernel").  Win games are
+# cheaper (most are saddle points), so the win objective breaks even later.
+LANE_GAMES = {"points": 400_000, "win": 800_000}
+LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to count
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
@@ -156,14 +158,14 @@ class GopsConfig(ComputationConfig):
         return -(-comb(self.cards, j) // self.shard_rows(j, stored_pattern_count(self.cards, j)))
 
     def kernel(self) -> str:
-        """'lanes' (numpy, game/lanes.py) for a run of at most LANE_GAMES matrix games,
-        else 'compiled' (numba).  A function of the configuration alone, so that every
+        """'lanes' (numpy, game/lanes.py) for a run of at most LANE_GAMES[objective] matrix
+        games, else 'compiled' (numba).  A function of the configuration alone, so that every
         shard of a run, resumed or repaired, is solved by the same kernel."""
         if self.cards > LANE_MAX_CARDS:
             return "compiled"
         games = sum(level_info(self, j, stored_pattern_count(self.cards, j))["matrix_games"]
                     for j in range(1, self.cards + 1))
-        return "lanes" if games <= LANE_GAMES else "compiled"
+        return "lanes" if games <= LANE_GAMES[self.objective] else "compiled"
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
