@@ -168,7 +168,7 @@ def test_numpy_pattern_tables_equal_the_compiled_ones():
 
 
 def test_the_kernel_follows_the_run_size():
-    """Points runs up to N = 8 (203 728 games), win runs up to N = 7 (720 384) on lanes."""
+    """Points runs up to N = 8 (202 728 games), win runs up to N = 7 (720 384) on lanes."""
     kernels = {(n, objective): GopsConfig(n, objective=objective).kernel()
                for n in (1, 7, 8, 9, 12) for objective in ("points", "win")}
     assert kernels == {(1, "points"): "lanes", (1, "win"): "lanes",
