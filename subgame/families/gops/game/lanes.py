@@ -14,7 +14,7 @@ check of every lane in one pass, then simplex pivots on a tableau laid out
 structure-of-arrays (lanes last, ``tab[row, column, lane]``), where each lane picks its own
 entering column (Dantzig's rule, Bland's after ``_STALL`` degenerate pivots) and leaving row
 (the ratio test with its tie rules), and one dense update pivots every lane.  A lane whose
-tableau is optimal leaves the batch, so the batch shrinks as its games finish.
+tableau is optimal is read off and idles; once half the batch idles it is compacted.
 
 Same arithmetic, same answers: every operation of a lane is the scalar kernel's, in the
 same order (sums over a row or column are accumulated one term at a time, as there), so a
@@ -82,9 +82,8 @@ def _first(a, best):
     """Per lane (column) of a (rows, lanes), the first row where a equals best (lanes,):
     the index np.argmax / np.argmin give, without their slow reduction over axis 0."""
     index = np.zeros(a.shape[1], np.int64)
-    for i in range(a.shape[0] - 1, 0, -1):
+    for i in range(a.shape[0] - 1, -1, -1):
         index[a[i] == best] = i
-    index[a[0] == best] = 0
     return index
 
 
