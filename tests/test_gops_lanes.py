@@ -208,3 +208,31 @@ def test_a_small_run_never_imports_numba(tmp_path):
         for layout, compiled, _, _ in solve_both(5, objective, False, True):
             stored = group[f"{path}/j{layout.j}/values"][...]
             np.testing.assert_allclose(stored, compiled.values, rtol=0, atol=ACCURACY)
+
+
+FIRST_CALLS = """
+import threading, numpy as np
+from subgame.families.gops.game import level_layout, solve_shard
+layout = level_layout(6, 3)
+prev = np.random.default_rng(0).normal(size=level_layout(6, 2).state_shape)
+found = [None] * 4
+def solve(t):
+    found[t] = solve_shard(layout, prev, 0, layout.n_p, True).values
+threads = [threading.Thread(target=solve, args=(t,)) for t in range(4)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+lanes = solve_shard(layout, prev, 0, layout.n_p, True, warm_start=False, kernel="lanes")
+cold = solve_shard(layout, prev, 0, layout.n_p, True, warm_start=False)
+assert all(np.array_equal(values, found[0]) for values in found)
+assert np.array_equal(lanes.values, cold.values)
+print("ok")
+"""
+
+
+def test_threads_making_the_first_compiled_call_together():
+    """In a fresh process, four threads call the compiled kernel first at once: numba is
+    imported and every kernel compiled once (jit.py), all four answers equal, and the
+    lanes equal the compiled kernel without warm starts on arbitrary inputs."""
+    out = subprocess.run([sys.executable, "-c", FIRST_CALLS], capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

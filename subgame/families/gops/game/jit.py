@@ -13,10 +13,12 @@ forwarder.  ``py_func`` is the Python function, as on a numba dispatcher.
 
 from __future__ import annotations
 
-import sys
+import threading
 from typing import Any, Callable
 
 _deferred: list["Deferred"] = []
+_compiling = threading.Lock()  # threads of one worker may make the first call together
+_ready = False  # every deferred function compiled and every namespace rebound
 
 
 class Deferred:
@@ -33,7 +35,7 @@ class Deferred:
         self.__wrapped__ = func
 
     def __call__(self, *args, **kwargs):
-        if self.compiled is None:
+        if not _ready:
             compile_all()
         return self.compiled(*args, **kwargs)
 
@@ -43,7 +45,11 @@ def njit(*args, **options):
     if args and callable(args[0]) and not options:
         return njit()(args[0])
 
-    def defer(func: Callable) -> Deferred:
+    def defer(func: Callable):
+        if _ready:  # numba is loaded already: compile as numba would
+            import numba
+
+            return numba.njit(**options)(func)
         entry = Deferred(func, options)
         _deferred.append(entry)
         return entry
@@ -51,19 +57,20 @@ def njit(*args, **options):
     return defer
 
 
-def compiled_loaded() -> bool:
-    """Whether numba has been imported in this process (by this package or anything else)."""
-    return "numba" in sys.modules
-
-
 def compile_all() -> None:
     """Hand every deferred function to numba and rebind the namespaces that name them."""
-    import numba
+    global _ready
+    with _compiling:
+        if _ready:
+            return
+        import numba
 
-    for entry in _deferred:
-        if entry.compiled is None:
-            entry.compiled = numba.njit(**entry.options)(entry.py_func)
-    for namespace in {id(e.py_func.__globals__): e.py_func.__globals__ for e in _deferred}.values():
-        for name, value in list(namespace.items()):
-            if isinstance(value, Deferred) and value.compiled is not None:
-                namespace[name] = value.compiled
+        for entry in _deferred:
+            if entry.compiled is None:
+                entry.compiled = numba.njit(**entry.options)(entry.py_func)
+        namespaces = {id(e.py_func.__globals__): e.py_func.__globals__ for e in _deferred}
+        for namespace in namespaces.values():
+            for name, value in list(namespace.items()):
+                if isinstance(value, Deferred):
+                    namespace[name] = value.compiled
+        _ready = True
