@@ -38,9 +38,9 @@ KERNEL_VERSION = 1
 MAX_CARDS = 16
 DEFAULT_SHARD_STATES = 200_000
 # A run of at most this many matrix games (all levels) solves on numpy lanes (game/lanes.py)
-# and never imports numba, whose import and cache load (0.8-0.9 CPU s a process) would
-# cost more than the lanes lose to the compiled kernel: the measured break-even runs
-# (`python bench/gops.py --lanes 8`; docs/gops.md, "The lane kernel").  Win games are
+# and never imports numba, whose import and cache load (0.8-0.95 CPU s a process) would
+# cost more than the lanes lose to the compiled kernel: below the measured break-even runs
+# (`python bench/gops.py --lanes 7|8`; docs/gops.md, "The lane kernel").  Win games are
 # cheaper (most are saddle points), so the win objective breaks even later.
 LANE_GAMES = {"points": 400_000, "win": 800_000}
 LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to count
@@ -292,8 +292,8 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         prev = store.array(f"j{j - 1}/values").oindex[ranks]
     else:
         ranks, prev = None, level_zero(config.objective)
-    kernel_start = time.thread_time()
     kernel = config.kernel()
+    kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
                               config.with_upcard_values(j), ranks, kernel=kernel)
     kernel_cpu = time.thread_time() - kernel_start
