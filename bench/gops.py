@@ -242,7 +242,7 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
     print(f"== lanes (numpy) against numba, N = {n_cards}, with strategies, best CPU time of "
           f"{tries} ==")
     header = ["objective", "j", "games", "pivots/game, lanes", "pivots/game, numba",
-              "ns/game, lanes", "ns/game, numba", "lanes / numba", "max |value difference|"]
+              "ns/game, lanes", "ns/game, numba", "lanes / numba", "max value difference"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     extra = {}
