@@ -211,8 +211,9 @@ def test_a_small_run_never_imports_numba(tmp_path):
 
 
 FIRST_CALLS = """
-import threading, numpy as np
-from subgame.families.gops.game import level_layout, solve_shard
+import pickle, threading, numpy as np
+from subgame.families.gops.game import level_layout, solve_matrix_games, solve_shard
+assert pickle.loads(pickle.dumps(solve_matrix_games)) is solve_matrix_games  # by name
 layout = level_layout(6, 3)
 prev = np.random.default_rng(0).normal(size=level_layout(6, 2).state_shape)
 found = [None] * 4
@@ -232,7 +233,8 @@ print("ok")
 def test_threads_making_the_first_compiled_call_together():
     """In a fresh process, four threads call the compiled kernel first at once: numba is
     imported and every kernel compiled once (jit.py), all four answers equal, and the
-    lanes equal the compiled kernel without warm starts on arbitrary inputs."""
+    lanes equal the compiled kernel without warm starts on arbitrary inputs; a deferred
+    kernel pickles by name."""
     out = subprocess.run([sys.executable, "-c", FIRST_CALLS], capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -13,6 +13,7 @@ forwarder.  ``py_func`` is the Python function, as on a numba dispatcher.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from typing import Any, Callable
 
@@ -38,6 +39,14 @@ class Deferred:
         if not _ready:
             compile_all()
         return self.compiled(*args, **kwargs)
+
+    def __reduce__(self):  # pickled by name, as functions are (Dask ships callables)
+        return _named, (self.__module__, self.__qualname__)
+
+
+def _named(module: str, name: str):
+    """The module's function of that name (a Deferred or, once compiled, numba's)."""
+    return getattr(importlib.import_module(module), name)
 
 
 def njit(*args, **options):
