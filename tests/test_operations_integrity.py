@@ -17,7 +17,7 @@ from subgame.families.guess_who.plan import GuessWhoConfig
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from subgame.storage.integrity import scan
-from tests.ops_helpers import corrupt_chunk
+from tests.ops_helpers import corrupt_chunk, finish, subgame, subprocess_env
 from tests.store_compare import assert_stores_equal
 from tests.toy_family.plan import ToyConfig, expected
 
@@ -135,12 +135,13 @@ def mount_tmpfs(folder: Path, size: str) -> None:
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """A 400 kB tmpfs (the store needs about 1.6 MB), grown to 64 MB by ``grow()``."""
+def small_disk(tmp_path, request):
+    """A 400 kB tmpfs (the store needs about 1.6 MB; an indirect parameter gives another
+    size), grown to 64 MB by ``grow()``."""
     import subprocess
 
     folder = tmp_path / "disk"
-    mount_tmpfs(folder, "400k")
+    mount_tmpfs(folder, getattr(request, "param", "400k"))
 
     def grow() -> None:
         subprocess.run(["mount", "-o", "remount,size=64m", str(folder)], check=True)
@@ -162,6 +163,33 @@ def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, refere
     grow()  # space freed
     resumed = CliRunner().invoke(app, args)
     assert resumed.exit_code == 0, resumed.output
+    assert_stores_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+@pytest.mark.parametrize("small_disk", ["800k"], indirect=True)  # room for 3 of 5 steps
+def test_a_disk_full_under_a_workers_write_in_a_flow_run_is_one_line(small_disk, reference,
+                                                                    tmp_path):
+    """The disk fills while a Dask worker writes a shard, inside a Prefect flow run (the
+    issue's case: a Prefect traceback, then `internal error: OSError`): one line, exit 5;
+    after space is freed the finished steps stand and the rest is computed."""
+    folder, grow = small_disk
+    store = str(folder / "s.zarr")
+    run = subgame("run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--store", store,
+                  "--workers", "1", "-q", "--force", env=subprocess_env(tmp_path))
+    code, _, err = finish(run, timeout=300)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 5 and len(lines) == 1, err
+    assert "No space left on device" in lines[0] and store in lines[0]
+    finished = zarr.open_group(store, mode="r", use_consolidated=False)[GROUP].attrs[
+        "steps_done"]
+    assert finished  # it failed in a later step, in a worker, not while preparing
+    grow()
+    resumed = CliRunner().invoke(app, ["run", "guess-who", "--max-n", str(U), "--band",
+                                       str(BAND), "--store", store, "--executor", "serial",
+                                       "--json"])  # the same run, in process
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)[0]["steps_skipped"] == len(finished)
     assert_stores_equal(reference, store)
     assert verify(store) == (0, [])
 
