@@ -18,7 +18,7 @@ from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from subgame.storage.integrity import scan
 from tests.ops_helpers import corrupt_chunk, finish, subgame, subprocess_env
-from tests.store_compare import assert_stores_equal
+from tests.store_compare import assert_results_equal
 from tests.toy_family.plan import ToyConfig, expected
 
 app = build_app()
@@ -51,7 +51,7 @@ def test_declared_writers_repair_exactly_the_damaged_shards(tmp_path):
     assert report.steps_computed == ["k=1", "k=3"] and report.shards_computed == 2
     np.testing.assert_array_equal(
         zarr.open_group(store, mode="r")[f"{config.group_path()}/values"][:], expected(4, 3))
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -88,7 +88,7 @@ def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
     # Guess Who declares its chunks' writers: the official shard of band 2 rewrites the
     # chunk; nothing else is recomputed.
     assert report["shards_computed"] == 1 and len(report["repaired"]) == 2
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -103,7 +103,7 @@ def test_repair_of_a_lost_group_rewrites_it_and_keeps_the_arrays_below(tmp_path,
     assert code == 3 and "official" in {d["array"] for d in damaged}
     report = run_repair(store)
     assert report["shards_computed"] == 0
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -114,7 +114,7 @@ def test_repair_rewrites_constant_coordinates_without_recomputing(tmp_path, refe
     assert verify(store)[0] == 3
     report = run_repair(store)
     assert report["shards_computed"] == 0 and report["steps_skipped"] == 5
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
 
 
 def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
@@ -163,7 +163,7 @@ def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, refere
     grow()  # space freed
     resumed = CliRunner().invoke(app, args)
     assert resumed.exit_code == 0, resumed.output
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -190,7 +190,7 @@ def test_a_disk_full_under_a_workers_write_in_a_flow_run_is_one_line(small_disk,
                                        "--json"])  # the same run, in process
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)[0]["steps_skipped"] == len(finished)
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
