@@ -194,6 +194,27 @@ def test_a_disk_full_under_a_workers_write_in_a_flow_run_is_one_line(small_disk,
     assert verify(store) == (0, [])
 
 
+def test_a_large_export_says_its_size_before_writing(reference, tmp_path, monkeypatch):
+    """Past the threshold (lowered here from 100 MiB) the export says, on stderr, what it is
+    about to write: its rows, and its size from a sample of them (100 here, of 1600)
+    within 25% of the file it then writes."""
+    from dask.utils import parse_bytes
+
+    from subgame.commands import export
+
+    monkeypatch.setattr(export, "ANNOUNCE_BYTES", 1)
+    monkeypatch.setattr(export, "SAMPLE_ROWS", 100)
+    out = tmp_path / "table.csv"
+    result = CliRunner().invoke(app, ["export", "guess-who", "--store", reference, "--out",
+                                      str(out)])
+    assert result.exit_code == 0, result.output
+    (line,) = result.stderr.splitlines()
+    rows = len(out.read_text().splitlines()) - 1  # less the header
+    size, counted = line.removeprefix(f"writing {out} (about ").removesuffix(" rows)").split(", ")
+    assert int(counted.replace(",", "")) == rows > 100
+    assert 0.8 < parse_bytes(size) / out.stat().st_size < 1.25
+
+
 def test_an_export_that_will_not_fit_is_refused_before_writing(small_disk, reference):
     folder, _ = small_disk
     (folder / "ballast").write_bytes(bytes(380 * 1024))  # leaves under the table's 45 kB

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from subgame.cli import build_app
 from subgame.engine import run_computation
 from subgame.options import RunOptions
-from tests.store_compare import assert_results_equal
+from tests.store_compare import assert_results_equal, assert_stores_equal
 from tests.toy_family.plan import ToyConfig
 
 app = build_app()
@@ -117,6 +117,29 @@ def test_a_group_or_root_document_lost_is_damage_and_repaired(tmp_path, referenc
     assert "--repair" in result.output and "Traceback" not in result.output
     repair(str(store))
     assert_results_equal(reference, str(store))
+    assert verify(str(store)) == (0, [])
+
+
+def test_an_array_lost_from_a_store_that_recorded_no_specs(tmp_path, reference):
+    """A store prepared before the driver recorded its arrays' specs (the previous
+    release's: no `arrays` attribute) loses an array's document: the root's consolidated
+    snapshot still lists the array, so verify reports it (exit 3); --repair writes it back
+    from the plan, records the specs (the later stage's stay in `built_stages` only, so
+    the record is compared as what verify holds the store to), and recomputes nothing."""
+    from subgame.storage.template import recorded_specs
+
+    store = tmp_path / "s.zarr"
+    shutil.copytree(reference, store)
+    rewrite(store / GROUP / "zarr.json", lambda d: d["attributes"].pop("arrays"))
+    (store / GROUP / "values" / "zarr.json").unlink()
+    code, damaged = verify(str(store))
+    assert code == 3 and [(d["array"], d["reason"]) for d in damaged] == [
+        ("values", "missing metadata (zarr.json)")], damaged
+    assert repair(str(store))["shards_computed"] == 0
+    assert_stores_equal(reference, str(store))
+    held_to = [recorded_specs(json.loads((Path(path) / GROUP / "zarr.json").read_text())[
+        "attributes"]) for path in (reference, store)]
+    assert held_to[0] == held_to[1] and "values" in held_to[1]
     assert verify(str(store)) == (0, [])
 
 
