@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -111,6 +112,16 @@ def test_deployment_runs_on_a_process_worker(server, pool, tmp_path):
     assert query_state(store, 23, 23, "official")["p"] == "296/529"
 
 
+def polled_since(now: dict, before: dict) -> bool:
+    """The deployment is READY and was polled after the ``before`` snapshot of it."""
+    def when(snapshot: dict) -> datetime | None:
+        stamp = snapshot.get("last_polled")
+        return datetime.fromisoformat(stamp) if stamp else None
+
+    return now["status"] == "READY" and when(now) is not None and (
+        when(before) is None or when(now) > when(before))
+
+
 def test_subgame_serve_runs_what_prefect_deploy_registered(server, pool, tmp_path):
     """`prefect deploy --all`, then `subgame serve` (every deployment of the file) from a
     folder outside the source tree: serve takes the registered deployments over (their
@@ -132,12 +143,13 @@ def test_subgame_serve_runs_what_prefect_deploy_registered(server, pool, tmp_pat
         return httpx.get(f"{api}/deployments/name/{FLOW}/{name}", timeout=5).json()
 
     try:
-        # serve updates each registered deployment in place: the same id, the flow by module
+        # Serving: serve's runner polls every deployment (READY, polled since they were
+        # registered; a worker of the pool may have polled one before).
         wait_for(lambda: served.poll() is not None or all(
-            now_served(name)["entrypoint"] == "subgame.flows.run.run_flow" for name in names),
+            polled_since(now_served(name), registered[name]) for name in names),
             timeout=120, every=0.5)
         assert served.poll() is None, served.stderr.read()
-        for name, before in registered.items():
+        for name, before in registered.items():  # taken over in place, schedules kept
             after = now_served(name)
             assert after["id"] == before["id"]
             assert [s["schedule"]["cron"] for s in after["schedules"]] == \
