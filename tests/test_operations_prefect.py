@@ -215,15 +215,18 @@ def test_serve_from_a_wheel_finds_the_deployments_it_ships(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     # With build isolation: the build backend pyproject asks for (setuptools >= 68) comes
     # from the package index, as for any install of the project; only it is downloaded.
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", str(source), "-w", str(tmp_path / "dist")],
-                   cwd=tmp_path, check=True, capture_output=True, timeout=300)
+    def run(*args: str) -> None:
+        done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}{done.stderr}"
+
+    pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
+    run(*pip, "wheel", "--no-deps", str(source), "-w", str(tmp_path / "dist"))
     (wheel,) = (tmp_path / "dist").glob("subgame-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)  # this pip installs into it
-    subprocess.run([*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps",
-                    "--no-index", str(wheel)], check=True, capture_output=True, timeout=120)
+    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv))
+    # This environment's pip installs into it (a venv's own pip would take seconds to set up).
+    run(*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
+        str(wheel))
     # Nothing of the source tree: not on the path, not its test family.
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONPATH", "SUBGAME_FAMILIES")}
