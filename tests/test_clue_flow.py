@@ -17,7 +17,7 @@ from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from tests.ops_helpers import (finish, kill_after_steps, one_line_refusal, subgame,
                                subprocess_env)
-from tests.store_compare import assert_stores_equal, tree_snapshot
+from tests.store_compare import assert_results_equal, assert_stores_equal, tree_snapshot
 from tests.test_clue_inference import brute_force
 
 # Four points, five batches (the last one partial); "core" sits twice at p = 3.
@@ -219,5 +219,5 @@ def test_damaged_marker_metadata_is_found_and_repaired(tmp_path, reference, dama
     assert verified.exit_code == 3
     assert [d["array"] for d in json.loads(verified.stdout)["damaged"]] == ["_markers/00003"]
     assert clue(str(store), executor="serial", repair=True)["shards_computed"] == 0
-    assert_stores_equal(reference, str(store))
+    assert_results_equal(reference, str(store))
     assert CliRunner().invoke(app, ["verify", "--store", str(store)]).exit_code == 0

@@ -21,7 +21,7 @@ from subgame.options import RunOptions
 from subgame.storage import ComputationStore
 from tests.ops_helpers import (corrupt_chunk, finish, kill_after_steps, one_line_refusal,
                                subgame, subprocess_env)
-from tests.store_compare import assert_stores_equal, tree_snapshot
+from tests.store_compare import assert_results_equal, assert_stores_equal, tree_snapshot
 
 BOARD = """name,hat,glasses,beard,hair
 Anne,1,0,0,red
@@ -250,5 +250,5 @@ def test_a_later_stage_array_lost_is_found_and_repaired(tmp_path, reference, boa
     assert [d["array"] for d in json.loads(verified.stdout)["damaged"]] == [path]
     repaired = run_board(str(store), board, executor="serial", repair=True)
     assert (repaired["shards_computed"] == 0) == (damage == "garbage")
-    assert_stores_equal(reference, str(store))
+    assert_results_equal(reference, str(store))
     assert CliRunner().invoke(app, ["verify", "--store", str(store)]).exit_code == 0

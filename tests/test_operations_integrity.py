@@ -17,8 +17,8 @@ from subgame.families.guess_who.plan import GuessWhoConfig
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from subgame.storage.integrity import scan
-from tests.ops_helpers import corrupt_chunk
-from tests.store_compare import assert_stores_equal
+from tests.ops_helpers import corrupt_chunk, finish, subgame, subprocess_env
+from tests.store_compare import assert_results_equal
 from tests.toy_family.plan import ToyConfig, expected
 
 app = build_app()
@@ -51,7 +51,7 @@ def test_declared_writers_repair_exactly_the_damaged_shards(tmp_path):
     assert report.steps_computed == ["k=1", "k=3"] and report.shards_computed == 2
     np.testing.assert_array_equal(
         zarr.open_group(store, mode="r")[f"{config.group_path()}/values"][:], expected(4, 3))
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -88,7 +88,7 @@ def test_cli_verify_and_repair_guess_who_store(tmp_path, reference):
     # Guess Who declares its chunks' writers: the official shard of band 2 rewrites the
     # chunk; nothing else is recomputed.
     assert report["shards_computed"] == 1 and len(report["repaired"]) == 2
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -103,7 +103,7 @@ def test_repair_of_a_lost_group_rewrites_it_and_keeps_the_arrays_below(tmp_path,
     assert code == 3 and "official" in {d["array"] for d in damaged}
     report = run_repair(store)
     assert report["shards_computed"] == 0
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
 
 
@@ -114,7 +114,7 @@ def test_repair_rewrites_constant_coordinates_without_recomputing(tmp_path, refe
     assert verify(store)[0] == 3
     report = run_repair(store)
     assert report["shards_computed"] == 0 and report["steps_skipped"] == 5
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
 
 
 def test_clean_store_verifies_and_repair_changes_nothing(tmp_path, reference):
@@ -135,12 +135,13 @@ def mount_tmpfs(folder: Path, size: str) -> None:
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """A 400 kB tmpfs (the store needs about 1.6 MB), grown to 64 MB by ``grow()``."""
+def small_disk(tmp_path, request):
+    """A 400 kB tmpfs (the store needs about 1.6 MB; an indirect parameter gives another
+    size), grown to 64 MB by ``grow()``."""
     import subprocess
 
     folder = tmp_path / "disk"
-    mount_tmpfs(folder, "400k")
+    mount_tmpfs(folder, getattr(request, "param", "400k"))
 
     def grow() -> None:
         subprocess.run(["mount", "-o", "remount,size=64m", str(folder)], check=True)
@@ -162,8 +163,56 @@ def test_a_full_disk_is_one_line_and_the_same_command_resumes(small_disk, refere
     grow()  # space freed
     resumed = CliRunner().invoke(app, args)
     assert resumed.exit_code == 0, resumed.output
-    assert_stores_equal(reference, store)
+    assert_results_equal(reference, store)
     assert verify(store) == (0, [])
+
+
+@pytest.mark.parametrize("small_disk", ["800k"], indirect=True)  # room for 3 of 5 steps
+def test_a_disk_full_under_a_workers_write_in_a_flow_run_is_one_line(small_disk, reference,
+                                                                    tmp_path):
+    """The disk fills while a Dask worker writes a shard, inside a Prefect flow run (the
+    issue's case: a Prefect traceback, then `internal error: OSError`): one line, exit 5;
+    after space is freed the finished steps stand and the rest is computed."""
+    folder, grow = small_disk
+    store = str(folder / "s.zarr")
+    run = subgame("run", "guess-who", "--max-n", str(U), "--band", str(BAND), "--store", store,
+                  "--workers", "1", "-q", "--force", env=subprocess_env(tmp_path))
+    code, _, err = finish(run, timeout=300)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 5 and len(lines) == 1, err
+    assert "No space left on device" in lines[0] and store in lines[0]
+    finished = zarr.open_group(store, mode="r", use_consolidated=False)[GROUP].attrs[
+        "steps_done"]
+    assert finished  # it failed in a later step, in a worker, not while preparing
+    grow()
+    resumed = CliRunner().invoke(app, ["run", "guess-who", "--max-n", str(U), "--band",
+                                       str(BAND), "--store", store, "--executor", "serial",
+                                       "--json"])  # the same run, in process
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)[0]["steps_skipped"] == len(finished)
+    assert_results_equal(reference, store)
+    assert verify(store) == (0, [])
+
+
+def test_a_large_export_says_its_size_before_writing(reference, tmp_path, monkeypatch):
+    """Past the threshold (lowered here from 100 MiB) the export says, on stderr, what it is
+    about to write: its rows, and its size from a sample of them (100 here, of 1600)
+    within 25% of the file it then writes."""
+    from dask.utils import parse_bytes
+
+    from subgame.commands import export
+
+    monkeypatch.setattr(export, "ANNOUNCE_BYTES", 1)
+    monkeypatch.setattr(export, "SAMPLE_ROWS", 100)
+    out = tmp_path / "table.csv"
+    result = CliRunner().invoke(app, ["export", "guess-who", "--store", reference, "--out",
+                                      str(out)])
+    assert result.exit_code == 0, result.output
+    (line,) = result.stderr.splitlines()
+    rows = len(out.read_text().splitlines()) - 1  # less the header
+    size, counted = line.removeprefix(f"writing {out} (about ").removesuffix(" rows)").split(", ")
+    assert int(counted.replace(",", "")) == rows > 100
+    assert 0.8 < parse_bytes(size) / out.stat().st_size < 1.25
 
 
 def test_an_export_that_will_not_fit_is_refused_before_writing(small_disk, reference):

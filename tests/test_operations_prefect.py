@@ -1,15 +1,19 @@
 """deploy/prefect.yaml for real: `prefect server start` on loopback, a process work pool, a
-worker, `prefect deploy` and `prefect deployment run`; then `subgame serve` on the same server.
-Slow (a real server), so it runs one small deployment."""
+worker, `prefect deploy` and `prefect deployment run`; then `subgame serve` on the same server,
+after `prefect deploy --all` and outside the source tree; and `subgame serve` from a wheel
+installed in a fresh virtual environment. Slow (a real server), so it runs one small
+deployment."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -67,6 +71,16 @@ def server(tmp_path_factory):
     log.close()
 
 
+@pytest.fixture(scope="module")
+def pool(server) -> str:
+    """The process work pool that every deployment of the file names."""
+    env, _ = server
+    spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
+    (name,) = {d["work_pool"]["name"] for d in spec["deployments"]}
+    prefect("work-pool", "create", name, "--type", "process", env=env)
+    return name
+
+
 def flow_run_state(api: str, flow_run_id: str) -> str:
     return httpx.get(f"{api}/flow_runs/{flow_run_id}", timeout=10).json()["state_type"]
 
@@ -80,11 +94,8 @@ def run_deployment(env: dict, name: str, **parameters) -> str:
     return re.search(r"UUID: ([0-9a-f-]{36})", out).group(1)
 
 
-def test_deployment_runs_on_a_process_worker(server, tmp_path):
+def test_deployment_runs_on_a_process_worker(server, pool, tmp_path):
     env, api = server
-    spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
-    pool = next(d for d in spec["deployments"] if d["name"] == DEPLOYMENT)["work_pool"]["name"]
-    prefect("work-pool", "create", pool, "--type", "process", env=env)
     prefect("--no-prompt", "deploy", "--prefect-file", "deploy/prefect.yaml", "--name",
             DEPLOYMENT, env=env)
     deployment = httpx.get(f"{api}/deployments/name/{FLOW}/{DEPLOYMENT}", timeout=10).json()
@@ -101,21 +112,49 @@ def test_deployment_runs_on_a_process_worker(server, tmp_path):
     assert query_state(store, 23, 23, "official")["p"] == "296/529"
 
 
-def test_subgame_serve_runs_a_deployment_of_the_file(server, tmp_path):
-    """`subgame serve` registers the nightly deployment (its schedule included) and runs a
-    flow run of it, here with small parameters, without any work pool or worker."""
+def polled_since(now: dict, before: dict) -> bool:
+    """The deployment is READY and was polled after the ``before`` snapshot of it."""
+    def when(snapshot: dict) -> datetime | None:
+        stamp = snapshot.get("last_polled")
+        return datetime.fromisoformat(stamp) if stamp else None
+
+    return now["status"] == "READY" and when(now) is not None and (
+        when(before) is None or when(now) > when(before))
+
+
+def test_subgame_serve_runs_what_prefect_deploy_registered(server, pool, tmp_path):
+    """`prefect deploy --all`, then `subgame serve` (every deployment of the file) from a
+    folder outside the source tree: serve takes the registered deployments over (their
+    schedules kept) and a flow run of one, here with small parameters, completes without
+    any work pool or worker. (Until serve named the flow by module, every such flow run
+    crashed with FileNotFoundError '.../None': the deployment `prefect deploy` registered
+    has no `path`, and serve's update left it so.)"""
     env, api = server
-    served = subprocess.Popen([sys.executable, "-m", "subgame.cli", "serve", SERVED],
-                              env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
-    url = f"{api}/deployments/name/{FLOW}/{SERVED}"
+    prefect("--no-prompt", "deploy", "--all", "--prefect-file", "deploy/prefect.yaml", env=env)
+    spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
+    names = [d["name"] for d in spec["deployments"]]
+    registered = {name: httpx.get(f"{api}/deployments/name/{FLOW}/{name}", timeout=5).json()
+                  for name in names}
+    served = subprocess.Popen([sys.executable, "-m", "subgame.cli", "serve"], env=env,
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+
+    def now_served(name: str) -> dict:
+        return httpx.get(f"{api}/deployments/name/{FLOW}/{name}", timeout=5).json()
+
     try:
-        wait_for(lambda: served.poll() is not None or httpx.get(url, timeout=5).status_code
-                 == 200, timeout=120, every=0.5)
+        # Serving: serve's runner polls every deployment (READY, polled since they were
+        # registered; a worker of the pool may have polled one before).
+        wait_for(lambda: served.poll() is not None or all(
+            polled_since(now_served(name), registered[name]) for name in names),
+            timeout=120, every=0.5)
         assert served.poll() is None, served.stderr.read()
-        deployment = httpx.get(url, timeout=5).json()
-        assert [s["schedule"]["cron"] for s in deployment["schedules"]] == ["30 1 * * *"]
-        assert deployment["work_pool_name"] is None
+        for name, before in registered.items():  # taken over in place, schedules kept
+            after = now_served(name)
+            assert after["id"] == before["id"]
+            assert [s["schedule"]["cron"] for s in after["schedules"]] == \
+                [s["cron"] for s in next(d for d in spec["deployments"]
+                                         if d["name"] == name)["schedules"]]
         store = str(tmp_path / "served.zarr")
         flow_run = run_deployment(env, SERVED,
                                   config={"max_n": 23, "rules": "both", "band": 23},
@@ -162,19 +201,41 @@ def test_every_deployment_names_a_flow_and_its_parameters():
 
 
 
-def test_the_deployments_file_is_installed_with_the_package(tmp_path):
-    """`subgame serve` without --file: the source tree's deploy/prefect.yaml, else the copy
-    a wheel installs (pyproject's data-files put it under <prefix>/share/subgame/)."""
-    import tomllib
+def test_serve_from_a_wheel_finds_the_deployments_it_ships(tmp_path):
+    """A wheel built from the project, installed in a fresh virtual environment (the
+    dependencies from this one: --system-site-packages), run outside the source tree with
+    nothing on PYTHONPATH: `subgame serve --list` reads the deployments file the wheel
+    ships (package data, found by importlib.resources), the same deployments as
+    deploy/prefect.yaml. Server-free; about 15 s, most of it building the wheel."""
+    source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info beside it
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
+    shutil.copytree(ROOT / "subgame", source / "subgame",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    # With build isolation: the build backend pyproject asks for (setuptools >= 68) comes
+    # from the package index, as for any install of the project; only it is downloaded.
+    def run(*args: str) -> None:
+        done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}{done.stderr}"
 
-    from subgame.commands.serve import (INSTALLED_DEPLOYMENTS, SOURCE_DEPLOYMENTS,
-                                        default_deployments)
-
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert data["data-files"]["share/subgame"] == ["deploy/prefect.yaml"]
-    assert INSTALLED_DEPLOYMENTS.parts[-3:] == ("share", "subgame", "prefect.yaml")
-    assert default_deployments() == SOURCE_DEPLOYMENTS == ROOT / "deploy" / "prefect.yaml"
-    installed = tmp_path / "share" / "subgame" / "prefect.yaml"  # a wheel install's layout
-    installed.parent.mkdir(parents=True)
-    installed.write_text(SOURCE_DEPLOYMENTS.read_text())
-    assert default_deployments((tmp_path / "no" / "deploy.yaml", installed)) == installed
+    pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
+    run(*pip, "wheel", "--no-deps", str(source), "-w", str(tmp_path / "dist"))
+    (wheel,) = (tmp_path / "dist").glob("subgame-*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv))
+    # This environment's pip installs into it (a venv's own pip would take seconds to set up).
+    run(*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
+        str(wheel))
+    # Nothing of the source tree: not on the path, not its test family.
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "SUBGAME_FAMILIES")}
+    listed = subprocess.run([str(venv / "bin" / "subgame"), "serve", "--list"], env=env,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    path, *lines = listed.stdout.splitlines()
+    installed = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    assert Path(path) == installed / "site-packages" / "subgame" / "flows" / "prefect.yaml"
+    assert Path(path).read_text() == (ROOT / "deploy" / "prefect.yaml").read_text()
+    spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
+    assert [line.split()[0] for line in lines] == [d["name"] for d in spec["deployments"]]
