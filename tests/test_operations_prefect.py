@@ -220,7 +220,7 @@ def test_serve_from_a_wheel_finds_the_deployments_it_ships(tmp_path):
         assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}{done.stderr}"
 
     pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
-    run(*pip, "wheel", "--no-deps", str(source), "-w", str(tmp_path / "dist"))
+    run(*pip, "wheel", "--no-deps", "--no-build-isolation", str(source), "-w", str(tmp_path / "dist"))
     (wheel,) = (tmp_path / "dist").glob("subgame-*.whl")
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv))
