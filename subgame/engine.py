@@ -156,8 +156,7 @@ def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
     grown = config if stored is None else config.covering(stored["extent"])
     if finished(grown, stored, options) and not options.dry_run:
         return CheckedRun(url, grown, stored, None, None)
-    # Imported here: its byte units are dask's, 0.2 s of imports that a run finding
-    # everything stored does not pay.
+    # Imported here: a run that finds everything stored estimates nothing.
     from subgame.estimate import estimate_run
 
     plan = grown.plan()

@@ -22,7 +22,7 @@ import zarr
 from zarr.storage import MemoryStore
 
 from subgame.plan import ArraySpec
-from subgame.storage.location import COMPRESSORS
+from subgame.storage.zarr_settings import COMPRESSORS
 
 TEMPLATES_ATTR = "arrays"  # the computation's attribute: array path -> spec as prepared
 OWNER_ATTR = "written_by"
