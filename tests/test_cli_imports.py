@@ -81,3 +81,15 @@ def test_a_listed_family_builds_where_the_command_line_reaches_it(tmp_path):
     assert result.exit_code == 2 and "no subgame store" in result.output, result.output
     result = runner.invoke(app, ["run", "gosp"])
     assert result.exit_code == 2 and "Did you mean 'gops'?" in result.output, result.output
+
+
+def test_a_small_run_in_process_imports_no_prefect_and_no_dask(tmp_path):
+    """The run ends with the store complete (its summary says so), having imported none of
+    Prefect, Dask or distributed."""
+    store = str(tmp_path / "s.zarr")
+    imported, output = imported_by("run", "gops", "--cards", "3", "--store", store)
+    assert "computed 3 steps" in output and "in this process" in output, output
+    assert not packages(imported) & {"prefect", "dask", "distributed"}
+    from subgame.storage import ComputationStore
+
+    assert ComputationStore.stored_attrs(store, "gops/N3")["complete"] is True

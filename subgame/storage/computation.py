@@ -30,7 +30,7 @@ from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
 from subgame.storage.location import open_root
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
-                                      array_attrs, create_array, marker_path, marker_spec)
+                                      array_attrs, create_arrays, marker_path, marker_spec)
 
 FORMAT = 2
 
@@ -113,23 +113,37 @@ class ComputationStore:
     def ensure_arrays(self, specs: Iterable[ArraySpec]) -> list[ArraySpec]:
         """Driver only: create every array (or grow it to a larger extent), then write the
         constant data not yet written (or grown). Returns the shard-written arrays created
-        afresh because their chunks changed: what was in them is gone."""
+        afresh because their chunks changed: what was in them is gone. The arrays present
+        are read in one listing and the rest created at once (`create_arrays`)."""
+        specs = list(specs)
         written = set(self.group.attrs.get("constants_done", []))
-        pending, recreated = [], []
+        present = self.members()
+        absent, constants, recreated = [], [], []
         for spec in specs:
-            before = self.group[spec.path] if spec.path in self.group else None
-            if spec.writer is not None and before is not None and before.chunks != spec.chunks:
-                recreated.append(spec)
-            array = self._ensure_array(spec)
+            before = present.get(spec.path)
+            if before is not None and before.chunks != spec.chunks:
+                del self.group[spec.path]  # another layout: the caller reopens its writers
+                if spec.writer is not None:
+                    recreated.append(spec)
+            if before is None or before.chunks != spec.chunks:
+                absent.append(spec)
+            else:
+                if before.shape != spec.shape:
+                    before.resize(spec.shape)
+                if dict(before.attrs) != array_attrs(spec):
+                    before.attrs.put(array_attrs(spec))
             if spec.constant is not None and (spec.path not in written or before is None
                                               or before.shape != spec.shape):
-                pending.append((array, spec))
-        for array, spec in pending:
-            array[...] = spec.constant()
-        if pending:
-            self.group.attrs["constants_done"] = sorted(written | {s.path for _, s in pending})
+                constants.append(spec)
+        create_arrays(self.group, absent, present, constants)
+        if constants:
+            self.group.attrs["constants_done"] = sorted(written | {s.path for s in constants})
         self._record_templates({spec.path: spec.to_attrs() for spec in specs})
         return recreated
+
+    def members(self) -> dict[str, zarr.Array | zarr.Group]:
+        """Every array and group in the computation, by path: one listing of the store."""
+        return dict(self.group.members(max_depth=None))
 
     def _record_templates(self, specs: Mapping[str, Any], drop: Iterable[str] = ()) -> None:
         """The specs of the arrays as prepared, for `subgame verify --store` (written after
@@ -139,20 +153,6 @@ class ComputationStore:
                    if path not in set(drop)}
         if updated != recorded:
             self.group.attrs[TEMPLATES_ATTR] = updated
-
-    def _ensure_array(self, spec: ArraySpec) -> zarr.Array:
-        attrs = array_attrs(spec)
-        if spec.path in self.group:
-            array = self.group[spec.path]
-            if array.chunks != spec.chunks:
-                del self.group[spec.path]  # another layout: the caller reopens its writers
-            else:
-                if array.shape != spec.shape:
-                    array.resize(spec.shape)
-                if dict(array.attrs) != attrs:
-                    array.attrs.put(attrs)
-                return array
-        return create_array(self.group, spec)
 
     def array(self, path: str) -> zarr.Array:
         if self._arrays is not None and path in self._arrays:
@@ -186,15 +186,18 @@ class ComputationStore:
         finished."""
         stored = {entry["index"]: entry for entry in self.group.attrs.get("steps", [])}
         done = dict(self.group.attrs.get("steps_done", {}))
+        present, markers = self.members(), []
         for step in steps:
             record = {**step.to_attrs(), "stage": stage}
             previous = stored.get(step.index)
             if previous is not None and previous != record:
                 done.pop(str(step.index), None)
                 self.remove(marker_path(step.index))
+                present.pop(marker_path(step.index), None)
             stored[step.index] = record
-            if marker_path(step.index) not in self.group:
-                create_array(self.group, marker_spec(step.index, step.shards))
+            if marker_path(step.index) not in present:
+                markers.append(marker_spec(step.index, step.shards))
+        create_arrays(self.group, markers, present)
         self.group.attrs.update({"steps": [stored[i] for i in sorted(stored)],
                                  "steps_done": done})
 

@@ -14,11 +14,15 @@ without rebuilding it; a repair has the plan itself.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping, Sequence
 
 import zarr
+from zarr.core.array import AsyncArray
+from zarr.core.buffer import default_buffer_prototype
+from zarr.core.sync import sync
 from zarr.storage import MemoryStore
 
 from subgame.plan import ArraySpec
@@ -51,6 +55,31 @@ def create_array(group: zarr.Group, spec: ArraySpec) -> zarr.Array:
                               dtype=spec.dtype, fill_value=spec.fill_value,
                               dimension_names=spec.dims, compressors=COMPRESSORS,
                               attributes=array_attrs(spec))
+
+
+def create_arrays(group: zarr.Group, specs: Sequence[ArraySpec], present: Collection[str],
+                  constants: Sequence[ArraySpec] = ()) -> None:
+    """Create the arrays of these specs in ``group``, with the groups above them that are
+    not ``present``, then write the ``constants``' data (arrays present or just created):
+    each array's document is the one `create_array` writes, and all go to the store at once,
+    as do the constants, so that preparing a plan costs the store's latency twice, not a
+    few times per array (hundreds of round trips for GOPS N = 7)."""
+    parents = {spec.path.rsplit("/", depth)[0] for spec in specs
+               for depth in range(1, spec.path.count("/") + 1)} - set(present)
+    documents = {**{path: json.dumps(PLAIN_GROUP, indent=2).encode() for path in parents},
+                 **{spec.path: array_document(spec) for spec in specs}}
+    buffer = default_buffer_prototype().buffer
+    root = group.store_path
+
+    async def write() -> None:
+        await asyncio.gather(*((root / path / "zarr.json").set(buffer.from_bytes(document))
+                               for path, document in documents.items()))
+        arrays = await asyncio.gather(*(AsyncArray.open(root / spec.path)
+                                        for spec in constants))
+        await asyncio.gather(*(array.setitem(..., spec.constant())
+                               for array, spec in zip(arrays, constants)))
+
+    sync(write())
 
 
 @lru_cache(maxsize=4096)
