@@ -54,24 +54,33 @@ def swap(keys):
     return ((keys & _V_BITS) << 1) | ((keys >> 1) & _V_BITS)
 
 
-def _every_pattern(n_cards: int, j: int) -> np.ndarray:
-    """Every pattern of level j, grown one position at a time (1: V only, 2: Y only, 3:
-    both), dropping the partial ones that cannot reach j of each within N positions. In
-    numpy, not numba: the plan's arrays (their pattern labels) are made without numba's
-    first call, which costs half a second that a small run's kernel may never need."""
-    keys, n_v, n_y = (np.zeros(1, np.int64) for _ in range(3))
-    digits = np.arange(1, 4, dtype=np.int64)
-    found = []
-    for pos in range(n_cards):
-        keys = (keys[:, None] | (digits << (2 * pos))).ravel()
-        n_v = (n_v[:, None] + (digits & 1)).ravel()
-        n_y = (n_y[:, None] + (digits >> 1)).ravel()
-        complete = (n_v == j) & (n_y == j)
-        found.append(keys[complete])
-        going = ~complete & (n_v <= j) & (n_y <= j) & \
-            (np.maximum(j - n_v, j - n_y) < n_cards - pos)
-        keys, n_v, n_y = keys[going], n_v[going], n_y[going]
-    return np.concatenate(found)
+@njit(cache=True)
+def _enumerate(n_cards, j, out):
+    """Fill ``out`` with every pattern of level j (depth-first over positions)."""
+    digit = np.zeros(n_cards + 1, np.int64)
+    n_v = np.zeros(n_cards + 1, np.int64)
+    n_y = np.zeros(n_cards + 1, np.int64)
+    key = np.zeros(n_cards + 1, np.int64)
+    count = 0
+    pos = 0
+    while pos >= 0:
+        digit[pos] += 1
+        if digit[pos] > 3:
+            digit[pos] = 0
+            pos -= 1
+            continue
+        d = digit[pos]
+        n_v[pos + 1] = n_v[pos] + (d & 1)
+        n_y[pos + 1] = n_y[pos] + (d >> 1)
+        key[pos + 1] = key[pos] | (d << (2 * pos))
+        if n_v[pos + 1] > j or n_y[pos + 1] > j:
+            continue
+        if n_v[pos + 1] == j and n_y[pos + 1] == j:
+            out[count] = key[pos + 1]
+            count += 1
+        elif pos + 1 < n_cards:
+            pos += 1
+    return count
 
 
 def canonical_patterns(n_cards: int, j: int) -> np.ndarray:
@@ -80,8 +89,8 @@ def canonical_patterns(n_cards: int, j: int) -> np.ndarray:
         raise ValueError(f"need 0 <= j <= N <= {MAX_CARDS}, got j={j}, N={n_cards}")
     if j == 0:
         return np.zeros(1, dtype=np.int64)
-    keys = _every_pattern(n_cards, j)
-    if keys.size != pattern_count(n_cards, j):
+    keys = np.empty(pattern_count(n_cards, j), dtype=np.int64)
+    if _enumerate(n_cards, j, keys) != keys.size:
         raise AssertionError("pattern enumeration disagrees with pattern_count")
     keys = keys[keys <= swap(keys)]
     keys.sort()
