@@ -18,19 +18,22 @@ killed run leaves at worst a shard recomputed, never one skipped.
 
 from __future__ import annotations
 
+import json
 import time
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import fsspec
 import numpy as np
-import zarr
 
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
-from subgame.storage.location import open_root
+from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
                                       array_attrs, create_arrays, marker_path, marker_spec)
+
+if TYPE_CHECKING:  # (imported with the first store opened: `subgame.storage.zarr_settings`)
+    import zarr
 
 FORMAT = 2
 
@@ -71,17 +74,22 @@ class ComputationStore:
 
     @staticmethod
     def stored_attrs(url: str, group_path: str) -> Mapping[str, Any] | None:
-        """The computation's attributes, or None when the store or group does not exist."""
-        try:
-            root = open_root(url, writable=False)
-        except NotComputed:
-            return None
-        try:
-            if group_path not in root:
+        """The computation's attributes, or None when the store or group does not exist.
+        Where the root's and the group's documents read as groups', from them alone, without
+        Zarr (a rerun that finds everything stored imports none of it); else Zarr opens
+        them, and says what is wrong."""
+        attrs = _document_attrs(url, group_path)
+        if attrs is None:
+            try:
+                root = open_root(url, writable=False)
+            except NotComputed:
                 return None
-            attrs = root[group_path].attrs
-        except ValueError as exc:
-            raise _unreadable(url, group_path) from exc
+            try:
+                if group_path not in root:
+                    return None
+                attrs = root[group_path].attrs
+            except ValueError as exc:
+                raise _unreadable(url, group_path) from exc
         check_format(url, group_path, attrs)
         return dict(attrs)
 
@@ -315,6 +323,8 @@ class ComputationStore:
 
     def _bytes_by_step(self) -> dict[int, int]:
         """Stored bytes of the arrays written by one step alone (a constant writer step)."""
+        from subgame.storage.zarr_settings import zarr
+
         sizes: dict[int, int] = {}
         for path, member in self.group.members(max_depth=None):
             owner = member.attrs.get(OWNER_ATTR) if isinstance(member, zarr.Array) else None
@@ -330,6 +340,23 @@ class ComputationStore:
             return int(fs.du(path))
         except FileNotFoundError:
             return 0
+
+
+def _document_attrs(url: str, group_path: str) -> Mapping[str, Any] | None:
+    """The group's attributes as its ``zarr.json`` holds them, if it and the root's read as
+    group documents (one read of both); None otherwise."""
+    with reaching(url):
+        fs, root = fsspec.core.url_to_fs(url)
+        paths = [f"{root.rstrip('/')}/{node}zarr.json" for node in ("", f"{group_path}/")]
+        found = fs.cat(paths, on_error="omit")
+    try:
+        documents = [json.loads(found[path]) for path in paths]
+    except (KeyError, ValueError, RecursionError):
+        return None
+    if not all(isinstance(d, dict) and d.get("node_type") == "group" and d.get("zarr_format")
+               == 3 and isinstance(d.get("attributes", {}), dict) for d in documents):
+        return None
+    return documents[1].get("attributes", {})
 
 
 def check_format(url: str, group_path: str, attrs: Mapping[str, Any]) -> None:
@@ -360,6 +387,8 @@ def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str
 def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
     """Every computation group in a store (groups carrying an identity or, written by
     subgame 0.1, a config), whatever its format."""
+    from subgame.storage.zarr_settings import zarr
+
     root = open_root(url, writable=False)
     try:  # (the lock file among the members warns nothing: `subgame.storage.location`)
         members = list(root.members(max_depth=None))

@@ -17,16 +17,12 @@ from __future__ import annotations
 import asyncio
 import json
 from functools import lru_cache
-from typing import Any, Collection, Mapping, Sequence
-
-import zarr
-from zarr.core.array import AsyncArray
-from zarr.core.buffer import default_buffer_prototype
-from zarr.core.sync import sync
-from zarr.storage import MemoryStore
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
 from subgame.plan import ArraySpec
-from subgame.storage.zarr_settings import COMPRESSORS
+
+if TYPE_CHECKING:  # Zarr itself is imported where an array is made: a rerun that finds its
+    import zarr    # store finished reads documents alone (`ComputationStore.stored_attrs`)
 
 TEMPLATES_ATTR = "arrays"  # the computation's attribute: array path -> spec as prepared
 OWNER_ATTR = "written_by"
@@ -51,6 +47,8 @@ def array_attrs(spec: ArraySpec) -> dict[str, Any]:
 def create_array(group: zarr.Group, spec: ArraySpec) -> zarr.Array:
     """The one way an array of the plan is created (in a computation's group, or in memory
     to read its document)."""
+    from subgame.storage.zarr_settings import COMPRESSORS
+
     return group.create_array(spec.path, shape=spec.shape, chunks=spec.chunks,
                               dtype=spec.dtype, fill_value=spec.fill_value,
                               dimension_names=spec.dims, compressors=COMPRESSORS,
@@ -64,6 +62,10 @@ def create_arrays(group: zarr.Group, specs: Sequence[ArraySpec], present: Collec
     each array's document is the one `create_array` writes, and all go to the store at once,
     as do the constants, so that preparing a plan costs the store's latency twice, not a
     few times per array (hundreds of round trips for GOPS N = 7)."""
+    from zarr.core.array import AsyncArray
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.sync import sync
+
     parents = {spec.path.rsplit("/", depth)[0] for spec in specs
                for depth in range(1, spec.path.count("/") + 1)} - set(present)
     documents = {**{path: json.dumps(PLAIN_GROUP, indent=2).encode() for path in parents},
@@ -85,7 +87,9 @@ def create_arrays(group: zarr.Group, specs: Sequence[ArraySpec], present: Collec
 @lru_cache(maxsize=4096)
 def _document(spec_json: str) -> bytes:
     spec = ArraySpec.from_attrs(json.loads(spec_json))
-    memory = MemoryStore()
+    from subgame.storage.zarr_settings import zarr
+
+    memory = zarr.storage.MemoryStore()
     create_array(zarr.open_group(memory, mode="w"), spec)
     return memory._store_dict[f"{spec.path}/zarr.json"].to_bytes()
 
