@@ -187,17 +187,18 @@ class ListedFamilies(TyperGroup):
     and Zarr). Where a command line reaches one, the family is built and its command takes
     the stand-in's place: `subgame run gops` imports GOPS alone."""
 
-    listing = False  # while the help lists the commands: the stand-ins as they are
-    built: set[str]
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.listing = False  # while the help lists the commands: the stand-ins as they are
+        self.built: set[str] = set()
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        built = self.__dict__.setdefault("built", set())
         if not self.listing and name in families.LISTED and name in self.commands \
-                and name not in built:
+                and name not in self.built:
             tree = _built(name)  # the whole command tree with this family
             self.commands[name] = (tree.commands[self.name] if self.name  # ("" at the top)
                                    else tree).commands[name]
-            built.add(name)
+            self.built.add(name)
         return self.commands.get(name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
