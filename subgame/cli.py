@@ -11,6 +11,7 @@ from subgame import interrupts
 if sys.argv[1:2] == ["run"] and (__name__ == "__main__" or sys.argv[0].endswith("subgame")):
     interrupts.install()  # before every other import: a Ctrl-C from the first instruction on
 
+import functools  # noqa: E402
 import inspect  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
@@ -23,9 +24,13 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 import typer  # noqa: E402
 
+from typer.core import TyperGroup  # noqa: E402
+
 try:  # recent Typer vendors click; older Typer uses click itself
+    import typer._click as click  # noqa: E402
     from typer._click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 except ImportError:  # pragma: no cover
+    import click  # noqa: E402
     from click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 
 from subgame import __version__, families, watchdog  # noqa: E402
@@ -175,17 +180,58 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-def _group(**settings: Any) -> typer.Typer:
+class ListedFamilies(TyperGroup):
+    """A command group (the top level, or a verb's) where the built-in families' commands
+    are stand-ins carrying the registry's help texts (`families.LISTED`): listing them
+    (`subgame --help`, `subgame run --help`) imports no family (their modules bring numba
+    and Zarr). Where a command line reaches one, the family is built and its command takes
+    the stand-in's place: `subgame run gops` imports GOPS alone."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.listing = False  # while the help lists the commands: the stand-ins as they are
+        self.built: set[str] = set()
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if not self.listing and name in families.LISTED and name in self.commands \
+                and name not in self.built:
+            tree = _built(name)  # the whole command tree with this family
+            self.commands[name] = (tree.commands[self.name] if self.name  # ("" at the top)
+                                   else tree).commands[name]
+            self.built.add(name)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self.listing = False
+
+
+@functools.lru_cache(maxsize=None)
+def _built(name: str) -> TyperGroup:
+    return typer.main.get_command(build_app(name))
+
+
+def _stand_in() -> None:
+    """Never runs: `ListedFamilies` puts the family's command in its place first."""
+
+
+def _group(cls: type[TyperGroup] = TyperGroup, **settings: Any) -> typer.Typer:
     """A command group. Plain help text: it names each option's choices and type, shows no
     type for a flag, and pastes into a script or an issue as it reads."""
-    return typer.Typer(no_args_is_help=True, rich_markup_mode=None, **settings)
+    return typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=cls, **settings)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The whole command tree, or the house's commands and one family's (`only`)."""
+def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
+    """The whole command tree: with every family built, with one (`only`), or (`listed`, the
+    console script's) with the built-in families' stand-ins, each built where a command line
+    reaches it (`ListedFamilies`)."""
     from subgame.commands import export, serve, server, status, upgrade, verify_store
 
-    app = _group(pretty_exceptions_enable=False,  # `subgame --install-completion` sets up tab
+    cls = ListedFamilies if listed else TyperGroup
+    app = _group(cls, pretty_exceptions_enable=False,  # `subgame --install-completion` sets up
                  help="Exact solutions of small games, level by level, kept in a Zarr "
                       "store.")
 
@@ -194,14 +240,22 @@ def build_app(only: str | None = None) -> typer.Typer:
             "--version", callback=_print_version, is_eager=True,
             help="Print the version and exit.")] = False) -> None:
         """Exact solutions of small games, level by level, kept in a Zarr store."""
-    run_app = _group(help="Compute (or resume) a family's steps.")
+    run_app = _group(cls, help="Compute (or resume) a family's steps.")
     app.add_typer(run_app, name="run")
-    verb_apps = {verb: _group(help=text) for verb, text in VERBS.items()}
+    verb_apps = {verb: _group(cls, help=text) for verb, text in VERBS.items()}
     verb_apps["verify"].callback(invoke_without_command=True)(verify_store.verify_store)
     for verb, verb_app in verb_apps.items():
         app.add_typer(verb_app, name=verb)
-    for name, family in (families.all_families() if only is None
-                         else {only: families.get(only)}).items():
+    app.add_typer(server.app, name="server")
+    for name, texts in families.LISTED.items() if listed else ():
+        run_app.command(name, help=texts["summary"])(_stand_in)
+        for verb in VERBS.keys() & texts.keys():
+            verb_apps[verb].command(name, help=texts[verb])(_stand_in)
+        if texts.get("tools"):
+            app.add_typer(_group(help=texts["summary"]), name=name)
+    built = ({only: families.get(only)} if only is not None
+             else families.plugins() if listed else families.all_families())
+    for name, family in built.items():
         run_app.command(name, help=family.summary or None)(run_command(family))
         for verb, command in family.commands.items():
             verb_apps[verb].command(name)(command)
@@ -215,20 +269,8 @@ def build_app(only: str | None = None) -> typer.Typer:
     app.command("status")(status.status)
     app.command("upgrade")(upgrade.upgrade)
     app.command("serve")(serve.serve)
-    app.add_typer(server.app, name="server")
     app.command("web")(__import__("subgame.web.command", fromlist=["web"]).web)
     return app
-
-
-def named_family(argv: list[str]) -> str | None:
-    """The built-in family a command line names (`run FAMILY ...`, `FAMILY TOOL ...`): the only
-    one whose modules (and their numba kernels) need importing, which keeps a rerun that
-    finds everything stored well under a second."""
-    if argv[:1] and argv[0] in families.REGISTRY:
-        return argv[0]
-    if argv[1:2] and argv[0] in ("run", *VERBS) and argv[1] in families.REGISTRY:
-        return argv[1]
-    return None
 
 
 def main() -> None:
@@ -243,14 +285,14 @@ def main() -> None:
     try:
         if sys.argv[1:] == ["--version"]:
             _print_version(True)
-        status_code = build_app(named_family(sys.argv[1:]))(standalone_mode=False)
+        status_code = build_app(listed=True)(standalone_mode=False)
     except interrupts.RunInterrupted as exc:
         interrupts.exit_now(exc.exit_status)
     except SubgameError as exc:  # the app itself cannot be built (a broken plugin family)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except NoArgsIsHelpError:  # `subgame run`, `subgame verify`: not a mistake, a question
-        build_app()([*sys.argv[1:], "--help"], standalone_mode=False)
+        build_app(listed=True)([*sys.argv[1:], "--help"], standalone_mode=False)
         sys.exit(0)
     except UsageError as exc:
         hint = f" (see {exc.ctx.command_path} --help)" if exc.ctx else ""

@@ -24,7 +24,6 @@ from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
 from subgame.storage import ComputationStore, resolve_store
-from subgame.storage.integrity import repair_damage, restore_groups
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
 from subgame.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
@@ -147,6 +146,8 @@ def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
     url = resolve_store(options.store)
     check_store_location(url)
     if options.repair and not options.dry_run:  # before any group's metadata is read
+        from subgame.storage.integrity import restore_groups
+
         restore_groups(url, config.group_path(), config.identity(), config.extent())
     stored = ComputationStore.stored_attrs(url, config.group_path())
     ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
@@ -156,8 +157,7 @@ def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
     grown = config if stored is None else config.covering(stored["extent"])
     if finished(grown, stored, options) and not options.dry_run:
         return CheckedRun(url, grown, stored, None, None)
-    # Imported here: its byte units are dask's, 0.2 s of imports that a run finding
-    # everything stored does not pay.
+    # Imported here: a run that finds everything stored estimates nothing.
     from subgame.estimate import estimate_run
 
     plan = grown.plan()
@@ -202,6 +202,8 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
         stack.callback(publish_metadata, url)
         store.group.attrs["complete"] = False  # until every step of every stage is done
         if options.repair:
+            from subgame.storage.integrity import repair_damage
+
             report.repaired = [damage.describe() for damage in repair_damage(store, plan)]
         prepare(store, plan)
         publish_metadata(url)  # the arrays as sized for this run

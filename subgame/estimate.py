@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import psutil
-from dask.utils import format_bytes, parse_bytes
 
 from subgame.errors import InvalidInput, SubgameError
 from subgame.family import ComputationConfig
@@ -32,6 +31,14 @@ WORKER_BASE_BYTES = 256 * 2**20
 
 class DoesNotFit(SubgameError):
     """The run's estimated store or memory exceeds what is available (--force overrides)."""
+
+
+def format_bytes(n: int) -> str:
+    """Dask's units, imported where a size is shown (a refusal, --dry-run): its 0.15 s of
+    imports are no part of an in-process run."""
+    from dask.utils import format_bytes
+
+    return format_bytes(n)
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,8 @@ def worker_memory(options: RunOptions) -> tuple[int | None, int | None]:
             share = float(limit)
             share = share * machine if share <= 1 else share
         except ValueError:
+            from dask.utils import parse_bytes
+
             try:
                 share = parse_bytes(limit)
             except ValueError:

@@ -9,7 +9,7 @@ from subgame import families
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
 from subgame.errors import InvalidInput
 from subgame.family import Family
-from subgame.storage import find_computations, resolve_store
+from subgame.storage.location import resolve_store
 
 
 LABELS = {"seconds": "s", "matrix_games": "games", "bytes_on_disk": "disk",
@@ -36,6 +36,8 @@ def declared(name: str | None) -> Family:
 @user_errors
 def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Show every computation in the store: steps done and pending, shards, sizes."""
+    from subgame.storage.computation import find_computations  # (Zarr: on use)
+
     url = resolve_store(store)
     result = {"store": url, "computations": [c.status() for c in find_computations(url)]}
 

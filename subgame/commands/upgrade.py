@@ -5,15 +5,16 @@ from __future__ import annotations
 from subgame import families
 from subgame.errors import InvalidInput
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
-from subgame.storage import resolve_store
-from subgame.storage.computation import FORMAT, computation_groups
-from subgame.storage.upgrade import upgrade_group
+from subgame.storage.location import resolve_store
 
 
 @user_errors
 def upgrade(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Convert every computation written by subgame 0.1 to today's layout; nothing is
     recomputed and computations already converted are left as they are."""
+    from subgame.storage.computation import FORMAT, computation_groups  # (Zarr: on use)
+    from subgame.storage.upgrade import upgrade_group
+
     url = resolve_store(store)
     converted = []
     for path, group in list(computation_groups(url)):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import typer
 
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
-from subgame.storage import resolve_store
-from subgame.storage.integrity import scan_store
+from subgame.storage.location import resolve_store
 
 DAMAGE_FOUND = 3  # distinct from bad input (2) and internal errors (1)
 
@@ -22,6 +21,8 @@ def verify_store(ctx: typer.Context, store: StoreOption = None,
 
 @user_errors
 def _report_damage(store: str | None, as_json: bool) -> bool:
+    from subgame.storage.integrity import scan_store  # (Zarr: on use)
+
     url = resolve_store(store)
     damages = scan_store(url)
     result = {"store": url, "damaged": [damage.as_dict() for damage in damages]}

@@ -18,19 +18,22 @@ killed run leaves at worst a shard recomputed, never one skipped.
 
 from __future__ import annotations
 
+import json
 import time
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import fsspec
 import numpy as np
-import zarr
 
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
-from subgame.storage.location import open_root
+from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
-                                      array_attrs, create_array, marker_path, marker_spec)
+                                      array_attrs, create_arrays, marker_path, marker_spec)
+
+if TYPE_CHECKING:  # (imported with the first store opened: `subgame.storage.zarr_settings`)
+    import zarr
 
 FORMAT = 2
 
@@ -71,17 +74,22 @@ class ComputationStore:
 
     @staticmethod
     def stored_attrs(url: str, group_path: str) -> Mapping[str, Any] | None:
-        """The computation's attributes, or None when the store or group does not exist."""
-        try:
-            root = open_root(url, writable=False)
-        except NotComputed:
-            return None
-        try:
-            if group_path not in root:
+        """The computation's attributes, or None when the store or group does not exist.
+        Where the root's and the group's documents read as groups', from them alone, without
+        Zarr (a rerun that finds everything stored imports none of it); else Zarr opens
+        them, and says what is wrong."""
+        attrs = _document_attrs(url, group_path)
+        if attrs is None:
+            try:
+                root = open_root(url, writable=False)
+            except NotComputed:
                 return None
-            attrs = root[group_path].attrs
-        except ValueError as exc:
-            raise _unreadable(url, group_path) from exc
+            try:
+                if group_path not in root:
+                    return None
+                attrs = root[group_path].attrs
+            except ValueError as exc:
+                raise _unreadable(url, group_path) from exc
         check_format(url, group_path, attrs)
         return dict(attrs)
 
@@ -113,23 +121,37 @@ class ComputationStore:
     def ensure_arrays(self, specs: Iterable[ArraySpec]) -> list[ArraySpec]:
         """Driver only: create every array (or grow it to a larger extent), then write the
         constant data not yet written (or grown). Returns the shard-written arrays created
-        afresh because their chunks changed: what was in them is gone."""
+        afresh because their chunks changed: what was in them is gone. The arrays present
+        are read in one listing and the rest created at once (`create_arrays`)."""
+        specs = list(specs)
         written = set(self.group.attrs.get("constants_done", []))
-        pending, recreated = [], []
+        present = self.members()
+        absent, constants, recreated = [], [], []
         for spec in specs:
-            before = self.group[spec.path] if spec.path in self.group else None
-            if spec.writer is not None and before is not None and before.chunks != spec.chunks:
-                recreated.append(spec)
-            array = self._ensure_array(spec)
+            before = present.get(spec.path)
+            if before is not None and before.chunks != spec.chunks:
+                del self.group[spec.path]  # another layout: the caller reopens its writers
+                if spec.writer is not None:
+                    recreated.append(spec)
+            if before is None or before.chunks != spec.chunks:
+                absent.append(spec)
+            else:
+                if before.shape != spec.shape:
+                    before.resize(spec.shape)
+                if dict(before.attrs) != array_attrs(spec):
+                    before.attrs.put(array_attrs(spec))
             if spec.constant is not None and (spec.path not in written or before is None
                                               or before.shape != spec.shape):
-                pending.append((array, spec))
-        for array, spec in pending:
-            array[...] = spec.constant()
-        if pending:
-            self.group.attrs["constants_done"] = sorted(written | {s.path for _, s in pending})
+                constants.append(spec)
+        create_arrays(self.group, absent, present, constants)
+        if constants:
+            self.group.attrs["constants_done"] = sorted(written | {s.path for s in constants})
         self._record_templates({spec.path: spec.to_attrs() for spec in specs})
         return recreated
+
+    def members(self) -> dict[str, zarr.Array | zarr.Group]:
+        """Every array and group in the computation, by path: one listing of the store."""
+        return dict(self.group.members(max_depth=None))
 
     def _record_templates(self, specs: Mapping[str, Any], drop: Iterable[str] = ()) -> None:
         """The specs of the arrays as prepared, for `subgame verify --store` (written after
@@ -139,20 +161,6 @@ class ComputationStore:
                    if path not in set(drop)}
         if updated != recorded:
             self.group.attrs[TEMPLATES_ATTR] = updated
-
-    def _ensure_array(self, spec: ArraySpec) -> zarr.Array:
-        attrs = array_attrs(spec)
-        if spec.path in self.group:
-            array = self.group[spec.path]
-            if array.chunks != spec.chunks:
-                del self.group[spec.path]  # another layout: the caller reopens its writers
-            else:
-                if array.shape != spec.shape:
-                    array.resize(spec.shape)
-                if dict(array.attrs) != attrs:
-                    array.attrs.put(attrs)
-                return array
-        return create_array(self.group, spec)
 
     def array(self, path: str) -> zarr.Array:
         if self._arrays is not None and path in self._arrays:
@@ -186,15 +194,18 @@ class ComputationStore:
         finished."""
         stored = {entry["index"]: entry for entry in self.group.attrs.get("steps", [])}
         done = dict(self.group.attrs.get("steps_done", {}))
+        present, markers = self.members(), []
         for step in steps:
             record = {**step.to_attrs(), "stage": stage}
             previous = stored.get(step.index)
             if previous is not None and previous != record:
                 done.pop(str(step.index), None)
                 self.remove(marker_path(step.index))
+                present.pop(marker_path(step.index), None)
             stored[step.index] = record
-            if marker_path(step.index) not in self.group:
-                create_array(self.group, marker_spec(step.index, step.shards))
+            if marker_path(step.index) not in present:
+                markers.append(marker_spec(step.index, step.shards))
+        create_arrays(self.group, markers, present)
         self.group.attrs.update({"steps": [stored[i] for i in sorted(stored)],
                                  "steps_done": done})
 
@@ -312,6 +323,8 @@ class ComputationStore:
 
     def _bytes_by_step(self) -> dict[int, int]:
         """Stored bytes of the arrays written by one step alone (a constant writer step)."""
+        from subgame.storage.zarr_settings import zarr
+
         sizes: dict[int, int] = {}
         for path, member in self.group.members(max_depth=None):
             owner = member.attrs.get(OWNER_ATTR) if isinstance(member, zarr.Array) else None
@@ -327,6 +340,23 @@ class ComputationStore:
             return int(fs.du(path))
         except FileNotFoundError:
             return 0
+
+
+def _document_attrs(url: str, group_path: str) -> Mapping[str, Any] | None:
+    """The group's attributes as its ``zarr.json`` holds them, if it and the root's read as
+    group documents (one read of both); None otherwise."""
+    with reaching(url):
+        fs, root = fsspec.core.url_to_fs(url)
+        paths = [f"{root.rstrip('/')}/{node}zarr.json" for node in ("", f"{group_path}/")]
+        found = fs.cat(paths, on_error="omit")
+    try:
+        documents = [json.loads(found[path]) for path in paths]
+    except (KeyError, ValueError, RecursionError):
+        return None
+    if not all(isinstance(d, dict) and d.get("node_type") == "group" and d.get("zarr_format")
+               == 3 and isinstance(d.get("attributes", {}), dict) for d in documents):
+        return None
+    return documents[1].get("attributes", {})
 
 
 def check_format(url: str, group_path: str, attrs: Mapping[str, Any]) -> None:
@@ -357,6 +387,8 @@ def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str
 def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
     """Every computation group in a store (groups carrying an identity or, written by
     subgame 0.1, a config), whatever its format."""
+    from subgame.storage.zarr_settings import zarr
+
     root = open_root(url, writable=False)
     try:  # (the lock file among the members warns nothing: `subgame.storage.location`)
         members = list(root.members(max_depth=None))

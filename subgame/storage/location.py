@@ -5,26 +5,17 @@ from __future__ import annotations
 import os
 import warnings
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import fsspec
-import zarr
-import zarr.codecs
 
 from subgame.errors import InvalidInput, NotComputed
 
+if TYPE_CHECKING:
+    import zarr
+
 DEFAULT_STORE = "subgame.zarr"
 STORE_ENV = "SUBGAME_STORE"
-
-# Zstd for size; crc32c last, over the compressed bytes, so that a corrupted chunk fails
-# its checksum on read instead of decoding into silently wrong numbers.
-COMPRESSORS = (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec())
-# Every chunk a shard writes is stored, fill values included, so a chunk that a finished
-# shard wrote and that is missing now is damage `subgame verify` can see.
-zarr.config.set({"array.write_empty_chunks": True})
-# A live run's lock file (``.lock``, `subgame.storage.lock`) sits among the arrays; it is
-# ours, not a stray object, wherever a group's members are listed (status, upgrade, ...).
-warnings.filterwarnings("ignore", message=r"Object at .*\.lock is not recognized")
 
 
 def resolve_store(url: str | None) -> str:
@@ -69,6 +60,8 @@ def open_root(url: str, *, writable: bool) -> zarr.Group:
 
     Never through the consolidated metadata (`publish_metadata`): it is a snapshot for other
     readers, and a run resizes arrays and rewrites attributes after it was taken."""
+    from subgame.storage.zarr_settings import zarr
+
     with reaching(url):
         try:
             return zarr.open_group(url, mode="a" if writable else "r", use_consolidated=False)
@@ -105,6 +98,8 @@ def publish_metadata(url: str) -> None:
     (xarray looks for consolidated metadata at the root only). subgame never reads it
     (`open_root`); a damaged member's metadata leaves the previous snapshot in place, and
     `subgame verify --store` names the damage."""
+    from subgame.storage.zarr_settings import zarr
+
     with warnings.catch_warnings():
         # zarr calls consolidated metadata an extension of format 3.
         warnings.filterwarnings("ignore", message="Consolidated metadata is currently not")
