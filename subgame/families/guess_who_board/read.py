@@ -272,35 +272,40 @@ def verify_values(url: str, config: BoardConfig, sample: int = 2000, seed: int =
     stored = open_board(url, config)
     family, index = stored.family, stored.index
     table = LowerLevels(index, ["a"]).load_through(stored.store, max(index.levels))["a"]
-    masks = family.masks.tolist()
-    names = [frozenset(family.names(int(mask))) for mask in masks]
-    solved = {name: stored.solved_id(mask) for name, mask in zip(names, masks)}
     splits = plain_splits(config)
 
     def stored_a(standing: Names, opponent: Names) -> int:
-        if standing not in solved:
-            raise InvalidInput(f"the stored sets lack the reachable set {sorted(standing)}")
-        return int(table[index.global_index(np.array([solved[standing]]),
-                                            np.array([solved[opponent]]))[0]])
+        try:
+            ids = [stored.solved_id(family.mask_of(sorted(side)))
+                   for side in (standing, opponent)]
+        except InvalidInput:
+            raise InvalidInput(f"the stored sets lack the reachable set {sorted(standing)}"
+                               ) from None
+        return int(table[index.global_index(np.array(ids[:1]), np.array(ids[1:]))[0]])
 
+    def names(set_index: int) -> Names:
+        return frozenset(family.names(int(family.masks[set_index])))
+
+    sets = len(family.masks)
     if len(config.characters) <= VERIFY_ALL_UP_TO:
         method = "every pair against the plain recursion"
-        pairs = [(s, t) for s in range(len(names)) for t in range(len(names))]
+        pairs = [(s, t) for s in range(sets) for t in range(sets)]
 
         @lru_cache(maxsize=None)
         def a(standing: Names, opponent: Names) -> int:
             return plain_value(standing, opponent, splits, config.rules, a)
     else:
         method = f"{sample} random pairs against one step of the plain recursion"
-        pairs = np.random.default_rng(seed).integers(0, len(names), (sample, 2)).tolist()
+        pairs = np.random.default_rng(seed).integers(0, sets, (sample, 2)).tolist()
         a = stored_a
     mismatches, examples = 0, []
     for s_set, t_set in pairs:
-        if stored_a(names[s_set], names[t_set]) != plain_value(
-                names[s_set], names[t_set], splits, config.rules, a):
+        standing, opponent = names(s_set), names(t_set)
+        if stored_a(standing, opponent) != plain_value(standing, opponent, splits,
+                                                       config.rules, a):
             mismatches += 1
             if len(examples) < 5:
-                examples.append({"standing": sorted(names[s_set]),
-                                 "opponent_standing": sorted(names[t_set])})
+                examples.append({"standing": sorted(standing),
+                                 "opponent_standing": sorted(opponent)})
     return {"computation": config.group_path(), "method": method,
             "pairs_checked": len(pairs), "mismatches": mismatches, "examples": examples}
