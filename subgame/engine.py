@@ -87,7 +87,8 @@ class RunListener:
     def step_finished(self, step: Step, result: Mapping[str, Any]) -> None: ...
 
     def steps_known(self, steps: int) -> None:
-        """A later stage the run could not foresee was built: the run has this many steps."""
+        """A later stage was built: the run has at least this many steps (more than it
+        announced when the estimate could not foresee the stage)."""
 
     def run_finished(self) -> None: ...
 
