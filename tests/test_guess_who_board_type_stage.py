@@ -170,3 +170,22 @@ def test_dry_run_plans_the_later_stages(solved):
         "--dry-run", "--store", "unused.zarr"])
     assert result.exit_code == 0, result.output
     assert f"steps {1 + 3 * levels}," in result.output and "unknown" not in result.output
+
+
+def test_too_many_types_refused_then_resumed(tmp_path, solved):
+    """--max-sets on types bounds the types, known once the types stage has run: the pairs
+    stage is refused in one message, the types stay, and a larger --max-sets resumes."""
+    from dataclasses import replace
+
+    from subgame.errors import InvalidInput
+
+    store, runs = solved
+    config, _ = runs[1]
+    path = str(tmp_path / "refused.zarr")
+    with pytest.raises(InvalidInput, match="types, more than --max-sets 3 "):
+        run_computation(replace(config, max_sets=3), RunOptions(path, executor="serial"))
+    report = run_computation(config, RunOptions(path, executor="serial"))
+    assert report.steps_skipped == 1 + len(config.characters)  # reachable and types kept
+    done, again = (ComputationStore.open(url, config.group_path()) for url in (store, path))
+    for spec in done.group.attrs["built_stages"]["pairs"]["arrays"]:
+        assert np.array_equal(done.array(spec["path"])[...], again.array(spec["path"])[...])
