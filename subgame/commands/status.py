@@ -51,7 +51,7 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
                           soft_wrap=True, highlight=False)
             table = Table(box=box.SIMPLE_HEAD, show_edge=False)  # room for the numbers
             family = declared(comp["family"])
-            # A size is a step's information, or what its run found (a board's types).
+            # A size is a step's information, or what its run found (a count only the run knows).
             held = [{**st.get("computed", {}), **st} for st in comp["steps"]]
             sizes = [key for key in (*family.sizes, "bytes_on_disk")
                      if any(key in st for st in held)]
