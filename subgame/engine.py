@@ -85,6 +85,10 @@ class RunListener:
 
     def step_finished(self, step: Step, result: Mapping[str, Any]) -> None: ...
 
+    def steps_known(self, steps: int) -> None:
+        """A later stage was built: the run has at least this many steps (more than it
+        announced when the estimate could not foresee the stage)."""
+
     def run_finished(self) -> None: ...
 
 
@@ -210,9 +214,10 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
         executor: Executor | None = None
         stack.callback(listener.run_finished)
         known = store.group.attrs["steps"]  # a later stage adds its steps once built
-        listener.run_started(plan.group_path, len(known),
+        # The estimate counts the later stages it could foresee as well.
+        listener.run_started(plan.group_path, max(len(known), run.estimate.steps),
                              sum(store.step_done(s["index"]) for s in known))
-        for stage, step in pending_steps(store, plan, report):
+        for stage, step in pending_steps(store, plan, report, listener.steps_known):
             pending = store.pending_shards(step)
             if len(pending) <= 1 and profile is not None and profile.kind == "local":
                 chosen: Executor = SerialExecutor()  # a cluster would only add start-up
@@ -256,10 +261,12 @@ def prepare(store: ComputationStore, plan: Plan) -> None:
             store.discard_stages(later)
 
 
-def pending_steps(store: ComputationStore, plan: Plan,
-                  report: RunReport) -> Iterator[tuple[Stage, Step]]:
-    """The unfinished steps in order. A later stage is built (and recorded) when every step
-    before it is finished; the loop stops at a later stage whose inputs are not ready."""
+def pending_steps(store: ComputationStore, plan: Plan, report: RunReport,
+                  steps_known: Callable[[int], None] = lambda steps: None
+                  ) -> Iterator[tuple[Stage, Step]]:
+    """The unfinished steps in order. A later stage is built (and recorded) from the arrays
+    it reads when every step before it is finished (``steps_known`` is then told how many
+    steps the run has); the loop stops at a later stage whose inputs are not ready."""
     next_index = 0
     for stage in plan.stages:
         if isinstance(stage, LaterStage):
@@ -267,10 +274,12 @@ def pending_steps(store: ComputationStore, plan: Plan,
             if built is None:
                 if not all(store.step_done(i) for i in range(next_index)):
                     return  # (only after --max-steps stopped the run early)
-                built = stage.build(store, plan.config, next_index)
+                inputs = {path: store.array(path)[...] for path in stage.reads}
+                built = stage.build(inputs, plan.config, next_index)
                 store.ensure_arrays(built[0])
                 store.ensure_steps(built[1], stage.name)
                 store.record_stage(stage.name, *built)
+                steps_known(next_index + len(built[1]))
             stage = Stage(stage.name, stage.solve_shard, *built)
         for step in stage.steps:
             if store.step_done(step.index):

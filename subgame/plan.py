@@ -177,16 +177,33 @@ class Stage:
     steps: tuple[Step, ...]
 
 
+# What a later stage's build gets: each array it reads (a path in the computation's group)
+# as the earlier stages stored it.
+Inputs = Mapping[str, "np.ndarray"]
+
+
 @dataclass(frozen=True)
 class LaterStage:
-    """A stage sized by what earlier stages wrote. ``build(store, config, first_step)`` runs
-    in the driver once every earlier step is done and returns the stage's arrays and steps
-    (numbered from ``first_step``); they are stored, and a resume reads them back."""
+    """A stage sized by what earlier stages wrote. Once every earlier step is done, the
+    driver reads the arrays ``reads`` names and ``build(inputs, config, first_step)``
+    returns the stage's arrays and steps (numbered from ``first_step``) from them; they
+    are stored, and a resume reads them back.
+
+    ``foresee(config)`` gives what those arrays will hold from the configuration alone,
+    where that is cheap (None: only the run can know), so `--dry-run` and the progress
+    display count the stage before it is built; a stage that reads nothing is foreseen by
+    building it."""
 
     name: str
     solve_shard: ShardSolver
-    build: Callable[["ComputationStore", Any, int],
-                    tuple[tuple[ArraySpec, ...], tuple[Step, ...]]]
+    build: Callable[[Inputs, Any, int], tuple[tuple[ArraySpec, ...], tuple[Step, ...]]]
+    reads: tuple[str, ...] = ()
+    foresee: Callable[[Any], Inputs | None] | None = None
+
+    def foreseen(self, config: Any) -> Inputs | None:
+        if not self.reads:
+            return {}
+        return None if self.foresee is None else self.foresee(config)
 
 
 @dataclass(frozen=True)
@@ -234,12 +251,29 @@ def array_chunks(spec: ArraySpec) -> int:
     return prod(-(-size // chunk) for size, chunk in zip(spec.shape, spec.chunks))
 
 
+def foreseen_stages(plan: Plan) -> tuple[tuple[Stage, ...], tuple[str, ...]]:
+    """The plan's stages as far as they are known before the run (each later stage built
+    from what it foresees its inputs will hold), and the names of the stages after them."""
+    known: list[Stage] = []
+    first_step = 0
+    for position, stage in enumerate(plan.stages):
+        if isinstance(stage, LaterStage):
+            inputs = stage.foreseen(plan.config)
+            if inputs is None:
+                return tuple(known), tuple(later.name for later in plan.stages[position:])
+            stage = Stage(stage.name, stage.solve_shard,
+                          *stage.build(inputs, plan.config, first_step))
+        known.append(stage)
+        first_step += len(stage.steps)
+    return tuple(known), ()
+
+
 @dataclass(frozen=True)
 class PlanSize:
-    """What a plan's stages known up front write: steps, shards, uncompressed bytes (an
-    upper bound of what is stored: every array is compressed), files (chunks, one marker
-    per shard, one metadata file per array). Stages sized by earlier results
-    (``LaterStage``) are not counted: ``later_stages`` names them."""
+    """What a plan's stages write, as far as they are known before the run
+    (`foreseen_stages`): steps, shards, uncompressed bytes (an upper bound of what is
+    stored: every array is compressed), files (chunks, one marker per shard, one metadata
+    file per array). ``later_stages`` names the stages only the run can size."""
 
     steps: int
     shards: int
@@ -250,11 +284,11 @@ class PlanSize:
 
     @classmethod
     def of(cls, plan: Plan) -> "PlanSize":
-        known = [stage for stage in plan.stages if isinstance(stage, Stage)]
+        known, later = foreseen_stages(plan)
         steps = [step for stage in known for step in stage.steps]
         arrays = [spec for stage in known for spec in stage.arrays]
         shards = sum(step.shards for step in steps)
         return cls(len(steps), shards, max((step.shards for step in steps), default=0),
                    sum(map(array_bytes, arrays)) + shards,
                    sum(map(array_chunks, arrays)) + shards + len(arrays) + len(steps),
-                   tuple(stage.name for stage in plan.stages if isinstance(stage, LaterStage)))
+                   later)

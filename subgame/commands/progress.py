@@ -39,6 +39,10 @@ class ProgressDisplay(RunListener):
         self.progress.remove_task(self.shards)
         self.progress.advance(self.steps)
 
+    def steps_known(self, steps: int) -> None:
+        (task,) = [task for task in self.progress.tasks if task.id == self.steps]
+        self.progress.update(self.steps, total=max(steps, task.total or 0))
+
     def run_finished(self) -> None:
         if self.progress is not None:
             self.progress.stop()

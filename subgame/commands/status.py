@@ -53,15 +53,17 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
                           soft_wrap=True, highlight=False)
             table = Table(box=box.SIMPLE_HEAD, show_edge=False)  # room for the numbers
             family = declared(comp["family"])
+            # A size is a step's information, or what its run found (a count only the run knows).
+            held = [{**st.get("computed", {}), **st} for st in comp["steps"]]
             sizes = [key for key in (*family.sizes, "bytes_on_disk")
-                     if any(key in st for st in comp["steps"])]
+                     if any(key in st for st in held)]
             rates = [key for key in family.rates
                      if any(key in st.get("computed", {}) for st in comp["steps"])]
             for column in ("step", "shards", "state", "seconds", *sizes,
                            *(f"{key}/s" for key in rates)):
                 table.add_column(LABELS.get(column, column.replace("_", " ")), justify="right",
                                  no_wrap=True)
-            for step in comp["steps"]:
+            for step in held:
                 state = step["state"]
                 seconds, computed = step.get("seconds"), step.get("computed", {})
                 row = [step["name"], f"{step['shards_done']}/{step['shards']}", state,

@@ -10,7 +10,8 @@ import numpy as np
 import typer
 
 from subgame.family import ComputationConfig
-from subgame.plan import ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage, Step, Writer
+from subgame.plan import (ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask, Stage, Step,
+                          Writer)
 from subgame.storage import ComputationStore
 
 WIDTH = 8  # states per shard
@@ -43,12 +44,12 @@ def solve_sums_shard(task: ShardTask, store: ComputationStore) -> dict:
     return {"states": WIDTH}
 
 
-def residues(store: ComputationStore, config: ToyConfig) -> np.ndarray:
-    return np.unique(store.array("values")[config.levels - 1] % config.modulus)
+def residues(values: np.ndarray, config: ToyConfig) -> np.ndarray:
+    return np.unique(values[config.levels - 1] % config.modulus)
 
 
-def build_distinct(store: ComputationStore, config: ToyConfig, first_step: int):
-    count = len(residues(store, config))
+def build_distinct(inputs: Inputs, config: ToyConfig, first_step: int):
+    count = len(residues(inputs["values"], config))
     arrays = (ArraySpec("distinct", (count,), (WIDTH,), "int64", ("residue",),
                         writer=Writer(step=first_step, shard=ChunkMax((0,)))),)
     return arrays, (Step(first_step, "distinct", -(-count // WIDTH), info={"count": count}),)
@@ -56,8 +57,9 @@ def build_distinct(store: ComputationStore, config: ToyConfig, first_step: int):
 
 def solve_distinct_shard(task: ShardTask, store: ComputationStore) -> dict:
     region = slice(task.shard * WIDTH, (task.shard + 1) * WIDTH)
-    store.array("distinct")[region] = residues(store, task.config)[region]
-    return {"residues": len(residues(store, task.config)[region])}
+    found = residues(store.array("values")[...], task.config)[region]
+    store.array("distinct")[region] = found
+    return {"residues": len(found)}
 
 
 def toy_plan(config: ToyConfig) -> Plan:
@@ -65,7 +67,8 @@ def toy_plan(config: ToyConfig) -> Plan:
                         ("level", "state"), writer=Writer(ChunkMax((0,)), ChunkMax((1,)))),)
     steps = tuple(Step(k, f"k={k}", config.shards) for k in range(config.levels))
     return Plan("toy", config, (Stage("sums", solve_sums_shard, arrays, steps),
-                                LaterStage("distinct", solve_distinct_shard, build_distinct)))
+                                LaterStage("distinct", solve_distinct_shard, build_distinct,
+                                           reads=("values",))))
 
 
 def expected(levels: int = 4, shards: int = 3) -> np.ndarray:

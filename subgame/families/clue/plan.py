@@ -32,8 +32,8 @@ from subgame.exact import counted
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
 from subgame.families.clue.game.tournament import MAX_ORDERED, QUANTITIES, SEATINGS
 from subgame.family import ComputationConfig, parse_int_list
-from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, LaterStage, Plan, ShardTask, Stage,
-                          Step, Writer, check_plan_size)
+from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask,
+                          Stage, Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
 
 FAMILY = "clue"
@@ -249,7 +249,7 @@ def solve_batch_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any
 
 
 # -- stage 2: aggregate --------------------------------------------------------------------
-def build_aggregate(store: ComputationStore, config: ClueConfig, first_step: int):
+def build_aggregate(inputs: Inputs, config: ClueConfig, first_step: int):
     """Per point: games played, summed counts and rates per strategy, one shard per point."""
     P, S, R = len(config.points), len(config.strategies), max_players(config)
     writer = Writer(step=first_step, shard=ChunkMax((0,)))

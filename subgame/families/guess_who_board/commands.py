@@ -20,10 +20,13 @@ from subgame.storage import resolve_store
 _RUN_OPTIONS = get_type_hints(BoardConfig, include_extras=True)
 BoardOption, LiteralsOption = _RUN_OPTIONS["board"], _RUN_OPTIONS["max_literals"]
 RulesOption, MaxSetsOption = _RUN_OPTIONS["rules"], _RUN_OPTIONS["max_sets"]
+TypesOption = _RUN_OPTIONS["types"]
 
 
-def _config(board: str, max_literals: int, rules: str, max_sets: int) -> BoardConfig:
-    return BoardConfig(board=board, max_literals=max_literals, rules=rules, max_sets=max_sets)
+def _config(board: str, max_literals: int, rules: str, max_sets: int,
+            types: str = "none") -> BoardConfig:
+    return BoardConfig(board=board, max_literals=max_literals, rules=rules, types=types,
+                       max_sets=max_sets)
 
 
 def answer(standing: Annotated[Optional[str], typer.Option(
@@ -33,12 +36,13 @@ def answer(standing: Annotated[Optional[str], typer.Option(
                "--opponent-standing", help="The opponent's standing characters "
                                            "(default: the full board).")] = None,
            board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
-           rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
-           store: StoreOption = None) -> dict:
+           rules: RulesOption = "official", types: TypesOption = "none",
+           max_sets: MaxSetsOption = DEFAULT_MAX_SETS, store: StoreOption = None) -> dict:
     """Exact win probability of the mover at (S, T), its optimal questions, the
-    closest-to-half question and the policies' values (default: the first move)."""
+    closest-to-half question and the policies' values (default: the first move); on a
+    solve on types, S and T are mapped to their types."""
     return stored.query_pair(resolve_store(store), _config(board, max_literals, rules,
-                                                           max_sets),
+                                                           max_sets, types),
                              standing, opponent_standing)
 
 
@@ -66,7 +70,10 @@ def _render(r: dict) -> None:
         ("p, the mover wins", f"{r['p']} = {r['p_float']:.6f}"),
         ("optimal questions", [question_text(q) for q in r["optimal_questions"]]),
         ("final guess optimal", "yes" if r["final_guess_optimal"] else "no"),
-        ("closest to half", question_text(r["closest_to_half"]))])
+        ("closest to half", question_text(r["closest_to_half"])),
+        *([("solved on types", f"{r['types']}: the mover's set is type "
+                               f"{r['standing_type']}, the opponent's {r['opponent_type']}")]
+          if "types" in r else [])])
     if not r["policies"]:
         return
     table = Table(box=None, pad_edge=False)
@@ -86,14 +93,15 @@ query = result_command(answer, _render)
 @user_errors
 def plot(out: OutOption = "figures",
          board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
-         rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+         rules: RulesOption = "official", types: TypesOption = "none",
+         max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Heatmaps of the real board's p(S, T) minus O'Neill's idealised p(|S|, |T|): the mean,
     the least and the largest over the reachable pairs of each pair of sizes."""
     from subgame.families.guess_who_board.figures import size_difference_figures
     from subgame.plotting import save
 
-    config = _config(board, max_literals, rules, max_sets)
+    config = _config(board, max_literals, rules, max_sets, types)
     figures = size_difference_figures(stored.size_grid(resolve_store(store), config),
                                       board_name(config.board), max_literals, rules)
     name = f"guess_who_board_{config.group_path().split('/', 1)[1]}"
@@ -103,7 +111,8 @@ def plot(out: OutOption = "figures",
 
 @user_errors
 def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
-           rules: RulesOption = "official", max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
+           rules: RulesOption = "official", types: TypesOption = "none",
+           max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
            sample: Annotated[int, typer.Option(
                "--sample", min=1, help="Pairs checked on boards of more than "
                                        f"{stored.VERIFY_ALL_UP_TO} characters.")] = 2000,
@@ -113,7 +122,8 @@ def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
 
     Exits with status 4 on any mismatch."""
     result = stored.verify_values(resolve_store(store),
-                                  _config(board, max_literals, rules, max_sets), sample)
+                                  _config(board, max_literals, rules, max_sets, types),
+                                  sample)
     emit(result, as_json, lambda r: print_paragraph(
         f"{r['computation']}: {r['method']}: {counted(r['pairs_checked'], 'pair')}, "
         f"{counted(r['mismatches'], 'mismatch', 'mismatches')}"

@@ -7,5 +7,5 @@ from subgame.family import Family
 
 FAMILY = Family(NAME, BoardConfig, {"query": commands.query, "plot": commands.plot,
                                     "verify": commands.verify}, answer=commands.answer,
-                oracle=ORACLE,
+                oracle=ORACLE, sizes=("sets", "types", "pairs"), rates=("pairs",),
                 summary="Exact Guess Who on a real board (classic or CSV) with policies.")

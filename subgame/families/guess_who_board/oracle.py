@@ -72,8 +72,8 @@ def position(standing: str | None = None, opponent_standing: str | None = None,
     url, config = resolve_store(store), _config(board, max_literals, rules, max_sets)
     result = query_pair(url, config, standing, opponent_standing)
     stored = open_board(url, config)
-    s_id = standing_set(stored.family, standing, "--standing")
-    t_id = standing_set(stored.family, opponent_standing, "--opponent-standing")
+    s_id = standing_set(stored, standing, "--standing")
+    t_id = standing_set(stored, opponent_standing, "--opponent-standing")
     return {**result, "questions": questions(stored, s_id, t_id),
             "characters": [{"name": c.name, "traits": sorted(c.traits)}
                            for c in stored.family.characters],

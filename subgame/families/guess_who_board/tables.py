@@ -5,6 +5,13 @@
     sets/level_start                             PairIndex.level_start: level L's pairs have
                                                  global indices level_start[L] .. [L+1]-1
     L<level>/a, first_move, optimal_moves, final_optimal          stage "pairs"
+
+On types (--types bisimulation|dominance):
+
+    sets/masks, size_start                       the reachable sets (stage "reachable")
+    types/K<k>/set_type                          the type of each set of size k (stage
+                                                 "types"), numbered by size, then by first set
+    L<level>/a, first_move, optimal_moves, final_optimal          over pairs of types
     L<level>/<policy>/vs_optimal, optimal_vs, vs_self             the policy stages
 
 A level L = |S| + |T| holds its pairs in PairIndex order (blocks by |S|, then S, then T), so
@@ -20,8 +27,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from subgame.families.guess_who_board.game import PairIndex, SetFamily
+from subgame.families.guess_who_board.game.types import TypeFamily, TypeLevels
 from subgame.storage import ComputationStore
-from subgame.storage.cache import cached
+from subgame.storage.cache import cached, replace
 
 FAMILY_ARRAYS = ("masks", "sizes", "move_ptr", "move_children")
 PAIR_ARRAYS = {"a": "int64", "first_move": "int32", "optimal_moves": "int32",
@@ -37,6 +45,10 @@ def level_path(level: int, name: str) -> str:
     return f"L{level}/{name}"
 
 
+def type_path(size: int) -> str:
+    return f"types/K{size}/set_type"
+
+
 def stored_family(store: ComputationStore, config: Any) -> SetFamily:
     """The set family as stage "reachable" stored it (read once per process)."""
     def load() -> SetFamily:
@@ -48,6 +60,31 @@ def stored_family(store: ComputationStore, config: Any) -> SetFamily:
                          parts["move_children"])
 
     return cached(f"{__name__}|family|{store.url}|{store.group_path}", "sets", load)
+
+
+def stored_type_levels(store: ComputationStore, config: Any, through: int) -> TypeLevels:
+    """The types of the set sizes 1 .. ``through`` as stage "types" stored them: one
+    TypeLevels per process and computation, grown as the steps come (a step that adds size
+    k leaves it here for the next), restored from the store where it starts afresh."""
+    def start() -> TypeLevels:
+        return TypeLevels(config.characters, config.max_literals, config.rules,
+                          config.types, store.array(set_path("masks"))[...])
+
+    slot = f"{__name__}|types|{store.url}|{store.group_path}"
+    levels = cached(slot, "types", start)
+    if levels.through > through:  # a step again (a repair): from the stored types
+        levels = start()
+        replace(slot, "types", levels)
+    for size in range(levels.through + 1, through + 1):
+        levels.restore(size, store.array(type_path(size))[...])
+    return levels
+
+
+def solved_family(store: ComputationStore, config: Any) -> SetFamily | TypeFamily:
+    """What the pairs are made of: the stored sets, or the stored types of every size."""
+    if not config.on_types:
+        return stored_family(store, config)
+    return stored_type_levels(store, config, len(config.characters)).family()
 
 
 class LowerLevels:

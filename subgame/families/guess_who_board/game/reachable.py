@@ -59,6 +59,10 @@ class BoardSets:
             raise InvalidInput(f"unknown character {unknown[0]!r}")
         return sum(1 << index[name] for name in set(names))
 
+    @property
+    def full_mask(self) -> int:
+        return (1 << len(self.characters)) - 1
+
 
 @dataclass(frozen=True)
 class SetFamily(BoardSets):
@@ -103,27 +107,32 @@ class SetFamily(BoardSets):
         return self.move_children[self.move_ptr[set_id]:self.move_ptr[set_id + 1]]
 
     def describe_move(self, set_id: int, move: int) -> dict[str, bool] | str:
-        """A question that makes move ``move`` of set ``set_id``: the shortest description,
-        first in the seed's order among those; under the variant rules a naming move is
-        reported as the character's name."""
+        """A question that makes move ``move`` of set ``set_id`` (describe_split); under the
+        variant rules a naming move is reported as the character's name."""
         first, second = (int(x) for x in self.moves(set_id)[move])
         standing = int(self.masks[set_id])
         if second == NAMED:
             (name,) = self.names(standing & ~int(self.masks[first]))
             return name
-        wanted = {int(self.masks[first]), int(self.masks[second])}
-        masks = literal_masks(self.characters, self.traits)
-        limit = len(self.traits) if self.max_literals is None else self.max_literals
-        for size in range(1, limit + 1):
-            for question in descriptions_up_to(self.traits, size):
-                if len(question) == size and standing & described_mask(
-                        question, masks, self.full_mask) in wanted:
-                    return question
-        raise AssertionError("every move comes from a question")  # pragma: no cover
+        return describe_split(self.characters, self.max_literals, standing,
+                              int(self.masks[first]))
 
-    @property
-    def full_mask(self) -> int:
-        return (1 << len(self.characters)) - 1
+
+def describe_split(characters: Sequence[Character], max_literals: int | None, standing: int,
+                   part: int) -> dict[str, bool]:
+    """A question that splits ``standing`` into ``part`` and the rest: the shortest
+    description, first in the seed's order among those."""
+    traits = sorted({t for c in characters for t in c.traits})
+    wanted = {part, standing ^ part}
+    masks = literal_masks(characters, traits)
+    full = (1 << len(characters)) - 1
+    limit = len(traits) if max_literals is None else max_literals
+    for size in range(1, limit + 1):
+        for question in descriptions_up_to(traits, size):
+            if len(question) == size and standing & described_mask(
+                    question, masks, full) in wanted:
+                return question
+    raise AssertionError("every move comes from a question")  # pragma: no cover
 
 
 def literal_masks(characters: Sequence[Character], traits: Sequence[str]) -> dict[str, int]:

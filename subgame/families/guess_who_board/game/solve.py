@@ -48,8 +48,9 @@ class PairIndex:
     of all levels consecutively (level 2 first).
     """
 
-    def __init__(self, family: SetFamily):
-        sizes = family.sizes
+    def __init__(self, family: SetFamily | np.ndarray):
+        # A family (sets or types, numbered by size) or the sizes alone.
+        sizes = family if isinstance(family, np.ndarray) else family.sizes
         largest = int(sizes.max())
         self.count = np.bincount(sizes, minlength=largest + 1).astype(np.int64)
         self.first = np.concatenate(([0], np.cumsum(self.count)[:-1])).astype(np.int64)

@@ -246,72 +246,153 @@ class TypeFamily(BoardSets):
         return int(self.set_type[position])
 
 
+class TypeLevels:
+    """The types of a board's reachable sets, built level by level in the set size.
+
+    ``add(k)`` computes the types of the sets of size k from those of the smaller sizes;
+    ``restore(k, level_types)`` takes them as stored instead (a pipeline's stage writes each
+    size's ``level_types`` and a later process resumes from them): the types of a size are
+    numbered by their first set, so the representative of each, its pruned moves and the
+    size's preorder follow from ``level_types`` alone, exactly as ``add`` made them.
+    """
+
+    def __init__(self, characters: Sequence[Character], max_literals: int | None,
+                 rules: str, reduction: str, masks: np.ndarray):
+        if rules not in RULES:
+            raise InvalidInput(f"rules must be one of {RULES}, got {rules!r}")
+        if reduction not in REDUCTIONS:
+            raise InvalidInput(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+        self.characters, self.max_literals = tuple(characters), max_literals
+        self.rules, self.reduction = rules, reduction
+        n = len(self.characters)
+        self.questions = question_sets(self.characters, max_literals)
+        self.masks = masks
+        self.index = bitsets.index_masks(masks, n)
+        self.bounds = np.searchsorted(bitsets.popcounts(masks), np.arange(n + 2))
+        self.variant = rules == "variant"
+        self.set_type = np.full(len(masks), -1, np.int64)
+        self.type_size: list[np.ndarray] = []
+        self.representatives: list[np.ndarray] = []
+        self.move_lists: list[tuple[np.ndarray, np.ndarray]] = []
+        self.classes_per_size = np.zeros(n + 1, np.int64)
+        # The preorder per size, flat (empty where only identity is kept).
+        self.ge_parts: list[np.ndarray] = []
+        self.ge_start, self.ge_count = np.zeros(n + 2, np.int64), np.zeros(n + 2, np.int64)
+        self.type_rank = np.zeros(0, np.int64)
+        self.first_type = 0
+        self.through = 0  # sizes 1 .. through are done
+
+    def level(self, k: int) -> tuple[int, int]:
+        """The positions lo .. hi-1 of the sets of size k in ``masks``."""
+        return int(self.bounds[k]), int(self.bounds[k + 1])
+
+    def _lower(self) -> tuple[np.ndarray, np.ndarray]:
+        sizes = np.concatenate(self.type_size) if self.type_size else np.zeros(0, np.int64)
+        ge = np.concatenate(self.ge_parts) if self.ge_parts else np.zeros(0, np.bool_)
+        return sizes, ge
+
+    def _signatures(self, lo: int, hi: int, first: np.ndarray):
+        return _class_signatures(self.masks[lo:hi], first, self.questions, *self.index,
+                                 self.set_type, self.variant, len(self.characters))
+
+    def _next(self, k: int) -> tuple[int, int]:
+        """The level of size k, which must be the next one."""
+        if k != self.through + 1:
+            raise ValueError(f"the types are known through size {self.through}; size {k} "
+                             "is not the next")
+        return self.level(k)
+
+    def add(self, k: int) -> np.ndarray:
+        """The types of the sets of size k (global type ids, one per set of the size)."""
+        lo, hi = self._next(k)
+        n = len(self.characters)
+        if lo < hi:
+            args = (self.questions, *self.index, self.set_type, self.variant, n)
+            hashes = _level_hashes(self.masks[lo:hi], *args)
+            _, first, classes = np.unique(hashes, axis=0, return_index=True,
+                                          return_inverse=True)
+            classes = classes.reshape(-1)
+            # Classes in order of first appearance.
+            order = np.argsort(first, kind="stable")
+            relabel = np.empty_like(order)
+            relabel[order] = np.arange(len(order))
+            classes, first = relabel[classes], first[order]
+            ptr, codes = self._signatures(lo, hi, first)
+            if _mismatches(self.masks[lo:hi], classes, ptr, codes, *args):
+                raise AssertionError("two signatures share both hashes")  # pragma: no cover
+            self.classes_per_size[k] = len(first)
+            if self.reduction == "dominance":
+                first, classes, ptr, codes = _prune_and_merge(
+                    first, classes, ptr, codes, _prune(ptr, codes, *self._pruning()))
+            self._record(k, lo, first, classes, ptr, codes)
+        self.through = k
+        return self.set_type[lo:hi]
+
+    def restore(self, k: int, level_types: np.ndarray, classes: int = 0) -> None:
+        """Take the types of size k as ``add`` made them (``classes``: the bisimulation
+        classes before merging, as add counted them, 0 if unknown)."""
+        lo, hi = self._next(k)
+        if lo < hi:
+            local = np.asarray(level_types, np.int64) - self.first_type
+            _, first = np.unique(local, return_index=True)
+            if len(local) != hi - lo or (local < 0).any() or len(first) != local.max() + 1 \
+                    or (np.diff(first) <= 0).any():
+                raise ValueError(f"the stored types of size {k} are not numbered from "
+                                 f"{self.first_type} by first set")
+            ptr, codes = self._signatures(lo, hi, first)
+            if self.reduction == "dominance":
+                keep = _prune(ptr, codes, *self._pruning())
+                counts = np.bincount(np.repeat(np.arange(len(first)), np.diff(ptr))[keep],
+                                     minlength=len(first))
+                ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+                codes = codes[keep]
+            self.classes_per_size[k] = classes
+            self._record(k, lo, first, local, ptr, codes)
+        self.through = k
+
+    def _pruning(self):
+        sizes, ge = self._lower()
+        return sizes, self.type_rank, ge, self.ge_start, self.ge_count
+
+    def _record(self, k, lo, first, classes, ptr, codes) -> None:
+        count = len(first)
+        _, ge_flat = self._lower()
+        self.set_type[lo:lo + len(classes)] = self.first_type + classes
+        self.type_size.append(np.full(count, k, np.int64))
+        self.type_rank = np.concatenate((self.type_rank, np.arange(count, dtype=np.int64)))
+        self.representatives.append(lo + first)
+        self.move_lists.append((ptr, codes))
+        if self.reduction == "dominance" and count * count * max(
+                1, (len(codes) / count) ** 2) <= GE_WORK:
+            ge = _preorder(ptr, codes, np.concatenate(self.type_size), self.type_rank,
+                           ge_flat, self.ge_start, self.ge_count)
+            self.ge_start[k], self.ge_count[k] = len(ge_flat), count
+            self.ge_parts.append(ge.reshape(-1))
+        self.first_type += count
+
+    def family(self) -> TypeFamily:
+        """The types of every size, once all are known."""
+        if self.through < len(self.characters):
+            raise ValueError(f"the types are known through size {self.through} only")
+        return _family(self.characters, self.max_literals, self.rules, self.reduction,
+                       self.masks, self.set_type, np.concatenate(self.type_size),
+                       np.concatenate(self.representatives), self.move_lists,
+                       self.classes_per_size)
+
+
 def set_types(characters: Sequence[Character], max_literals: int | None = 1,
               rules: str = "official", reduction: str = "dominance",
               max_sets: int | None = None) -> TypeFamily:
     """The types of every reachable set, level by level in the set size."""
+    characters = tuple(characters)
     if rules not in RULES:
         raise InvalidInput(f"rules must be one of {RULES}, got {rules!r}")
-    if reduction not in REDUCTIONS:
-        raise InvalidInput(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
-    characters = tuple(characters)
-    n = len(characters)
-    questions = question_sets(characters, max_literals)
-    masks = reachable_masks(questions, n, rules, max_sets)
-    keys, values, bits = bitsets.index_masks(masks, n)
-    set_sizes = bitsets.popcounts(masks)
-    bounds = np.searchsorted(set_sizes, np.arange(n + 2))
-    variant = rules == "variant"
-    set_type = np.full(len(masks), -1, np.int64)
-    type_size: list[np.ndarray] = []
-    representatives: list[np.ndarray] = []
-    move_lists: list[tuple[np.ndarray, np.ndarray]] = []
-    classes_per_size = np.zeros(n + 1, np.int64)
-    # The preorder per size, flat (empty where only identity is kept).
-    ge_parts, ge_start, ge_count = [], np.zeros(n + 2, np.int64), np.zeros(n + 2, np.int64)
-    type_rank = np.zeros(0, np.int64)
-    first_type = 0
-    for k in range(1, n + 1):
-        lo, hi = int(bounds[k]), int(bounds[k + 1])
-        if lo == hi:
-            continue
-        hashes = _level_hashes(masks[lo:hi], questions, keys, values, bits, set_type,
-                               variant, n)
-        _, first, classes = np.unique(hashes, axis=0, return_index=True, return_inverse=True)
-        classes = classes.reshape(-1)
-        # Classes in order of first appearance.
-        order = np.argsort(first, kind="stable")
-        relabel = np.empty_like(order)
-        relabel[order] = np.arange(len(order))
-        classes, first = relabel[classes], first[order]
-        ptr, codes = _class_signatures(masks[lo:hi], first, questions, keys, values, bits,
-                                       set_type, variant, n)
-        if _mismatches(masks[lo:hi], classes, ptr, codes, questions, keys, values, bits,
-                       set_type, variant, n):
-            raise AssertionError("two signatures share both hashes")  # pragma: no cover
-        classes_per_size[k] = len(first)
-        sizes_so_far = np.concatenate(type_size) if type_size else np.zeros(0, np.int64)
-        ge_flat = np.concatenate(ge_parts) if ge_parts else np.zeros(0, np.bool_)
-        if reduction == "dominance":
-            first, classes, ptr, codes = _prune_and_merge(
-                first, classes, ptr, codes, _prune(ptr, codes, sizes_so_far, type_rank,
-                                                   ge_flat, ge_start, ge_count))
-        count = len(first)
-        set_type[lo:hi] = first_type + classes
-        type_size.append(np.full(count, k, np.int64))
-        type_rank = np.concatenate((type_rank, np.arange(count, dtype=np.int64)))
-        representatives.append(lo + first)
-        move_lists.append((ptr, codes))
-        if reduction == "dominance" and count * count * max(
-                1, (len(codes) / count) ** 2) <= GE_WORK:
-            sizes_now = np.concatenate(type_size)
-            ge = _preorder(ptr, codes, sizes_now, type_rank, ge_flat, ge_start, ge_count)
-            ge_start[k], ge_count[k] = len(ge_flat), count
-            ge_parts.append(ge.reshape(-1))
-        first_type += count
-    return _family(characters, max_literals, rules, reduction, masks, set_type,
-                   np.concatenate(type_size), np.concatenate(representatives), move_lists,
-                   classes_per_size)
+    masks = reachable_masks(question_sets(characters, max_literals), len(characters), rules,
+                            max_sets)
+    levels = TypeLevels(characters, max_literals, rules, reduction, masks)
+    for k in range(1, len(characters) + 1):
+        levels.add(k)
+    return levels.family()
 
 
 def _prune_and_merge(first, classes, ptr, codes, keep):
