@@ -129,6 +129,7 @@ class ComputationStore:
         absent, constants, recreated = [], [], []
         for spec in specs:
             before = present.get(spec.path)
+            grown = before is not None and before.shape != spec.shape  # (before resizing it)
             if before is not None and before.chunks != spec.chunks:
                 del self.group[spec.path]  # another layout: the caller reopens its writers
                 if spec.writer is not None:
@@ -141,7 +142,7 @@ class ComputationStore:
                 if dict(before.attrs) != array_attrs(spec):
                     before.attrs.put(array_attrs(spec))
             if spec.constant is not None and (spec.path not in written or before is None
-                                              or before.shape != spec.shape):
+                                              or grown):
                 constants.append(spec)
         create_arrays(self.group, absent, present, constants)
         if constants:
