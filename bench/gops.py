@@ -53,6 +53,7 @@ from scipy.optimize import linprog
 from subgame.families.gops.game import (level_layout, payoff_matrices, shard_ranges, solve_levels,
                                 solve_matrix_games, solve_shard)
 from subgame.families.gops.game.patterns import pattern_count
+from subgame.families.gops.plan import DEFAULT_SHARD_STATES
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
@@ -256,29 +257,42 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
           f"end to end (load average {load:.1f} before) ==")
     header = ["j", "shards", "games", "step wall s", "shard CPU s (workers)",
               "kernel CPU s (workers)", "kernel CPU s (in process)",
-              "shard CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)"]
+              "shard CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)",
+              f"kernel wall s, the run's shards on {cores} threads in process",
+              "step wall / that"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     prev = np.zeros((1, 1))
-    steps = kernel = 0.0
-    for j in range(1, n_cards + 1):
-        layout = level_layout(n_cards, j)
-        solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
-        start = time.process_time()
-        result = solve_shard(layout, prev, 0, layout.n_p, False)
-        here = time.process_time() - start
-        prev = result.values
-        entry = done[str(j - 1)]
-        computed = entry["computed"]
-        shard_cpu = computed["shard_cpu_seconds"]
-        parallel = min(cores, shards[j - 1])
-        steps += entry["seconds"]
-        kernel += here
-        print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
-              f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
-              f"{shard_cpu / max(here, 1e-9):.2f} | "
-              f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} |")
-    print(f"  steps {steps:.1f} s, end to end {wall:.1f} s; the kernel in process "
+    steps = kernel = threaded = 0.0
+    with ThreadPoolExecutor(cores) as pool:
+        for j in range(1, n_cards + 1):
+            layout = level_layout(n_cards, j)
+            solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
+            start = time.process_time()
+            result = solve_shard(layout, prev, 0, layout.n_p, False)
+            here = time.process_time() - start
+            # The wall baseline: the same shards, the kernel alone, on a thread per core
+            # (no store), under the load of this moment.
+            start = time.perf_counter()
+            list(pool.map(lambda r: solve_shard(layout, prev, *r, False),
+                          shard_ranges(layout, DEFAULT_SHARD_STATES)))
+            level_wall = time.perf_counter() - start
+            prev = result.values
+            entry = done[str(j - 1)]
+            computed = entry["computed"]
+            shard_cpu = computed["shard_cpu_seconds"]
+            parallel = min(cores, shards[j - 1])
+            steps += entry["seconds"]
+            kernel += here
+            threaded += level_wall
+            print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
+                  f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
+                  f"{shard_cpu / max(here, 1e-9):.2f} | "
+                  f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} | "
+                  f"{level_wall:.2f} | {entry['seconds'] / max(level_wall, 1e-9):.2f} |")
+    print(f"  steps {steps:.1f} s, end to end {wall:.1f} s; the kernel on the run's shards "
+          f"and {cores} threads in process {threaded:.1f} s: steps {steps / threaded:.2f}x, "
+          f"end to end {wall / threaded:.2f}x that; the kernel in process "
           f"{kernel:.1f} CPU s, {kernel / cores:.1f} s on {cores} cores: steps "
           f"{steps / (kernel / cores):.2f}x, end to end {wall / (kernel / cores):.2f}x that; "
           f"the run's processes used {run_cpu:.1f} CPU s ({run_cpu / kernel:.2f}x the kernel's; "
