@@ -213,8 +213,8 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
                              sum(store.step_done(s["index"]) for s in known))
         for stage, step in pending_steps(store, plan, report):
             pending = store.pending_shards(step)
-            if len(pending) <= 1 and (profile is None or profile.kind == "local") or \
-                    options.executor == "threads" and not stage.threads:
+            if (len(pending) <= 1 and (profile is None or profile.kind == "local")) or \
+                    (options.executor == "threads" and not stage.threads):
                 # A cluster or threads would only add start-up; a solver that holds the
                 # GIL (or may not share its process) gains nothing from threads.
                 chosen: Executor = SerialExecutor()
