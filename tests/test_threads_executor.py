@@ -15,7 +15,7 @@ from subgame.options import RunOptions
 from subgame.plan import ShardTask
 from subgame.storage import ComputationStore
 from tests.store_compare import assert_stores_equal
-from tests.toy_family.plan import ToyConfig, solve_sums_shard
+from tests.toy_family.plan import WIDTH, ToyConfig, expected, solve_sums_shard
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
@@ -58,6 +58,10 @@ def test_a_failing_shard_fails_the_step_and_keeps_the_others_markers(tmp_path):
     executor.close()  # waits for the shard still running, as the engine does
     assert 1 not in done
     assert 1 in store.pending_shards(step)
-    # Every other shard either finished (marked) or never started; none is half done.
+    # Every other shard either finished (its data written, then marked) or never started.
     finished = set(range(step.shards)) - set(store.pending_shards(step))
     assert set(done) <= finished and 1 not in finished
+    values = store.array("values")[1]
+    for shard in finished:
+        region = slice(shard * WIDTH, (shard + 1) * WIDTH)
+        np.testing.assert_array_equal(values[region], expected(2, step.shards)[1, region])
