@@ -26,15 +26,19 @@ back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of 
 objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, the
 pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
 what a fresh process pays before its first game under each (imports, numba's cache load)
-and the break-even run size (docs/gops.md, "The lane kernel").  ``--pipeline N`` instead runs `subgame run gops --cards N --strategies none` on a temporary
-store and prints per level the pipeline's cost (step wall time, the workers' CPU in the
-shards and in the kernel) beside the same level's kernel in process.
+and the break-even run size (docs/gops.md, "The lane kernel").
+``--pipeline N [--run-options '...']`` instead runs
+`subgame run gops --cards N --strategies none` on a temporary store and prints per level the
+pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
+same level's kernel in process, and the steps, the whole run and the CPU seconds of its
+processes against that kernel (on every core for the wall times).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import resource
 import subprocess
 import sys
@@ -54,6 +58,7 @@ from scipy.optimize import linprog
 from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices, shard_ranges,
                                 solve_levels, solve_matrix_games, solve_shard)
 from subgame.families.gops.game.patterns import pattern_count
+from subgame.families.gops.plan import DEFAULT_SHARD_STATES
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
@@ -289,49 +294,78 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
               f"{objective} lanes always ahead" for objective, per_game in extra.items()))
 
 
-def pipeline_cost(n_cards: int) -> None:
-    """``subgame run gops --cards N --strategies none`` on a fresh temporary store (the
-    default executor: a local Dask cluster), then per level: the step's wall time, the CPU
-    seconds its shards took in the workers (whole shard, and the kernel inside it, from the
-    shards' metrics) and the same level's kernel solved here in process (one shard, values
-    and f_k as the run keeps them).  Shard CPU / in-process kernel CPU is what the pipeline
-    adds where the work is done; step wall x workers / shard CPU is what is lost between
-    shards (scheduling, start-up, waiting for a core the machine's other work holds)."""
+def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
+    """``subgame run gops --cards N --strategies none`` (plus ``run_options``) on a fresh
+    temporary store, then per level: the step's wall time, the CPU seconds its shards took
+    (whole shard, and the kernel inside it, from the shards' metrics) and the same level's
+    kernel solved here in process (one shard, values and f_k as the run keeps them; after
+    the run, so both meet about the same load).  Shard CPU / in-process kernel CPU is what
+    the pipeline adds where the work is done; step wall x workers / shard CPU is what is
+    lost between shards (scheduling, start-up, the tail of a level, waiting for a core the
+    machine's other work holds).  Workers: the cores (a default in-process run gives a
+    GOPS step a thread per core; a flow run a local cluster's process per core)."""
     from subgame.storage.computation import ComputationStore
 
+    cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="gops-pipeline-") as folder:
         store = f"{folder}/s.zarr"
         command = [sys.executable, "-m", "subgame.cli", "run", "gops", "--cards",
-                   str(n_cards), "--strategies", "none", "--store", store, "--quiet"]
-        start = time.perf_counter()
+                   str(n_cards), "--strategies", "none", *run_options, "--store", store,
+                   "--quiet"]
+        load = os.getloadavg()[0]
+        start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(command, check=True)
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and what it waited for
+        run_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         attrs = ComputationStore.stored_attrs(store, f"gops/N{n_cards}")
     done = attrs["steps_done"]
     shards = {step["index"]: step["shards"] for step in attrs["steps"]}
-    print(f"== pipeline cost, N = {n_cards}, --strategies none: {' '.join(command[1:-3])} "
-          f"took {wall:.1f} s end to end ==")
+    print(f"== pipeline cost, N = {n_cards}: {' '.join(command[3:-3])} took {wall:.1f} s "
+          f"end to end (load average {load:.1f} before) ==")
     header = ["j", "shards", "games", "step wall s", "shard CPU s (workers)",
               "kernel CPU s (workers)", "kernel CPU s (in process)",
-              "shard CPU / in-process kernel", "step wall / (shard CPU / 2 workers)"]
+              "shard CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)",
+              f"kernel wall s, the run's shards on {cores} threads in process",
+              "step wall / that"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     prev = np.zeros((1, 1))
-    for j in range(1, n_cards + 1):
-        layout = level_layout(n_cards, j)
-        solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
-        start = time.process_time()
-        result = solve_shard(layout, prev, 0, layout.n_p, False)
-        here = time.process_time() - start
-        prev = result.values
-        entry = done[str(j - 1)]
-        computed = entry["computed"]
-        shard_cpu = computed["shard_cpu_seconds"]
-        parallel = min(2, shards[j - 1])
-        print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
-              f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
-              f"{shard_cpu / max(here, 1e-9):.2f} | "
-              f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} |")
+    steps = kernel = threaded = 0.0
+    with ThreadPoolExecutor(cores) as pool:
+        for j in range(1, n_cards + 1):
+            layout = level_layout(n_cards, j)
+            solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
+            start = time.process_time()
+            result = solve_shard(layout, prev, 0, layout.n_p, False)
+            here = time.process_time() - start
+            # The wall baseline: the same shards, the kernel alone, on a thread per core
+            # (no store), under the load of this moment.
+            start = time.perf_counter()
+            list(pool.map(lambda r: solve_shard(layout, prev, *r, False),
+                          shard_ranges(layout, DEFAULT_SHARD_STATES)))
+            level_wall = time.perf_counter() - start
+            prev = result.values
+            entry = done[str(j - 1)]
+            computed = entry["computed"]
+            shard_cpu = computed["shard_cpu_seconds"]
+            parallel = min(cores, shards[j - 1])
+            steps += entry["seconds"]
+            kernel += here
+            threaded += level_wall
+            print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
+                  f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
+                  f"{shard_cpu / max(here, 1e-9):.2f} | "
+                  f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} | "
+                  f"{level_wall:.2f} | {entry['seconds'] / max(level_wall, 1e-9):.2f} |")
+    print(f"  steps {steps:.1f} s, end to end {wall:.1f} s; the kernel on the run's shards "
+          f"and {cores} threads in process {threaded:.1f} s: steps {steps / threaded:.2f}x, "
+          f"end to end {wall / threaded:.2f}x that; the kernel in process "
+          f"{kernel:.1f} CPU s, {kernel / cores:.1f} s on {cores} cores: steps "
+          f"{steps / (kernel / cores):.2f}x, end to end {wall / (kernel / cores):.2f}x that; "
+          f"the run's processes used {run_cpu:.1f} CPU s ({run_cpu / kernel:.2f}x the kernel's; "
+          f"{run_cpu / wall:.2f} cores on average); load average {os.getloadavg()[0]:.1f} "
+          f"after")
 
 
 def threaded_solve(n_cards: int, threads: int) -> tuple[float, float]:
@@ -502,6 +536,10 @@ def main() -> None:
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
+    parser.add_argument("--run-options", default="", metavar="'OPTIONS'",
+                        help="With --pipeline: more `subgame run` options, e.g. "
+                             "'--orchestrate prefect' (a flow run on a local cluster) or "
+                             "'--orchestrate none --executor serial'.")
     args = parser.parse_args()
     for _ in solve_levels(4, True):  # load the compiled kernels before timing anything
         pass
@@ -509,7 +547,7 @@ def main() -> None:
         cost_model(args.cost_model)
         return
     if args.pipeline:
-        pipeline_cost(args.pipeline)
+        pipeline_cost(args.pipeline, args.run_options.split())
         return
     if args.warm_starts:
         warm_start_ab(args.warm_starts)

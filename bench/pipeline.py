@@ -5,9 +5,11 @@ store (all start-up included: imports, Prefect where the run uses it, workers, Z
 sum of its step times as the store records them, the same computation done by the kernel
 alone in this process (after one untimed call that compiles it), and, for GOPS with
 ``--anchor-gops PATH``, the public C++/GLPK solver (matttang27/GOPSsolver, built outside
-the project; `PATH --n N --objective points|win`, run in a temporary folder). The smallest
-GOPS job and the README's main job are then run again on their finished stores. The machine is shared: the load
-average is printed with the figures.
+the project; `PATH --n N --objective points|win`, run in a temporary folder). Then the
+smallest GOPS job and the README's main job run again on their finished stores. The machine is shared: the load
+average is printed with the figures, and for GOPS the CPU seconds of each (the run with
+what it started, the kernel, the C++ solver; one more run of each), which the others' load
+changes least.
 
     python bench/pipeline.py [--gops 6 7 8 9 10] [--gops-win 6 7 8] [--guess-who 4096]
                              [--anchor-gops /work/cpp/solver/build/cpp_solver]
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,6 +37,19 @@ def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def cpu_of(work: Callable[[], object]) -> float:
+    """CPU seconds (user + system) of this process and of the processes it waited for
+    (a subprocess and what that one waited for) while ``work`` ran: on a shared machine
+    the figure that the others' load changes least."""
+    def now() -> float:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
+    start = now()
+    work()
+    return now() - start
 
 
 class Failed(Exception):
@@ -78,14 +94,28 @@ def median(work: Callable[[], float], repeat: int) -> float:
     return statistics.median(work() for _ in range(repeat))
 
 
+def median_wall_and_cpu(work: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Medians of the wall and the CPU seconds (`cpu_of`) of ``repeat`` runs of ``work``."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        cpus.append(cpu_of(lambda: walls.append(timed(work))))
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def row(name: str, end_to_end: float, steps: float, kernel: float,
-        cpp: float | None = None) -> None:
+        cpp: float | None = None, cpu: tuple[float, float, float | None] | None = None
+        ) -> None:
+    """``cpu``: CPU seconds of the run, the kernel and the C++ solver, when measured."""
     line = (f"{name:34s} end to end {end_to_end:7.2f} s   steps {steps:7.2f} s "
             f"({end_to_end / max(steps, 1e-3):5.2f}x)   kernel alone {kernel:7.2f} s")
     if cpp is not None:
         verdict = "faster" if end_to_end < cpp else "slower"
         ratio = max(cpp, end_to_end) / min(cpp, end_to_end)
         line += f"   C++ {cpp:7.2f} s   subgame {ratio:5.2f}x {verdict}"
+    if cpu is not None:
+        line += f"   CPU s: run {cpu[0]:.2f}, kernel {cpu[1]:.2f}" + (
+            f", C++ {cpu[2]:.2f} (C++ / run {cpu[2] / cpu[0]:.1f}x, C++ / kernel "
+            f"{cpu[2] / cpu[1]:.0f}x)" if cpu[2] is not None else "")
     print(line, flush=True)
 
 
@@ -128,11 +158,14 @@ def main() -> None:
             stores.append(fresh_store())
             return cli.run(args, stores[-1])
 
-        wall = median(end_to_end, options.repeat)
-        cpp = (median(lambda: anchor(options.anchor_gops, n, objective), options.repeat)
-               if options.anchor_gops and n <= options.anchor_max_cards else None)
+        wall, run_cpu = median_wall_and_cpu(end_to_end, options.repeat)
+        cpp, cpp_cpu = (median_wall_and_cpu(lambda: anchor(options.anchor_gops, n, objective),
+                                            options.repeat)
+                        if options.anchor_gops and n <= options.anchor_max_cards
+                        else (None, None))
+        kernel_wall, kernel_cpu = median_wall_and_cpu(kernel, 1)
         row(f"gops --cards {n} --objective {objective}", wall, cli.step_seconds(stores[-1]),
-            timed(kernel), cpp)
+            kernel_wall, cpp, (run_cpu, kernel_cpu, cpp_cpu))
         if (n, objective) == (min(options.gops, default=None), "points"):
             rerun(args, stores[-1])
 

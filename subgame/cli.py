@@ -89,7 +89,8 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
 
             listener = ProgressDisplay()
         if in_process(runs, run_options):
-            return run_here(runs, run_options, listener, serial=run_options.orchestrate == "auto")
+            return run_here(runs, run_options, listener,
+                            threads=run_options.orchestrate == "auto")
         if server is None:
             from subgame.flows.server import FlowServer
 
@@ -103,20 +104,21 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
         url = server.wait(notice=run_options.progress)
         if url is None:
             print(server.fallback_warning(), file=sys.stderr, flush=True)
-            return run_here(runs, run_options, listener, serial=False)
+            return run_here(runs, run_options, listener, threads=False)
         stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
         stack.enter_context(UserErrorsToCaller())
         return run_flow(family.name, as_json(asdict(options)), run_options,
                         Checked(runs, listener))
 
 
-def run_here(runs: list, run_options: RunOptions, listener: Any, serial: bool
+def run_here(runs: list, run_options: RunOptions, listener: Any, threads: bool
              ) -> list[dict[str, Any]]:
-    """The checked runs through the engine in this process, without Prefect: serially (a
-    small plan), or with the executor the options name."""
+    """The checked runs through the engine in this process, without Prefect: on a thread
+    per core (a small plan; a stage whose solver holds the GIL runs serially), or with the
+    executor the options name."""
     from subgame.engine import run_computation
 
-    options = replace(run_options, executor="serial") if serial else run_options
+    options = replace(run_options, executor="threads") if threads else run_options
     return [run_computation(run, options, listener=listener).as_dict() for run in runs]
 
 

@@ -26,7 +26,8 @@ from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
 from subgame.storage import ComputationStore, resolve_store
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
-from subgame.executors import DaskExecutor, Executor, SerialExecutor, ShardDone
+from subgame.executors import (DaskExecutor, Executor, SerialExecutor, ShardDone,
+                               ThreadExecutor)
 
 if TYPE_CHECKING:
     from subgame.estimate import RunEstimate
@@ -219,11 +220,16 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
                              sum(store.step_done(s["index"]) for s in known))
         for stage, step in pending_steps(store, plan, report, listener.steps_known):
             pending = store.pending_shards(step)
-            if len(pending) <= 1 and profile is not None and profile.kind == "local":
-                chosen: Executor = SerialExecutor()  # a cluster would only add start-up
+            if (len(pending) <= 1 and (profile is None or profile.kind == "local")) or \
+                    (options.executor == "threads" and not stage.threads):
+                # A cluster or threads would only add start-up; a solver that holds the
+                # GIL (or may not share its process) gains nothing from threads.
+                chosen: Executor = SerialExecutor()
             else:
                 if executor is None:  # started for the first step with work to share
-                    executor = SerialExecutor() if profile is None else DaskExecutor(profile)
+                    executor = ThreadExecutor(options.workers) \
+                        if options.executor == "threads" else \
+                        SerialExecutor() if profile is None else DaskExecutor(profile)
                     stack.callback(executor.close)
                 chosen = executor
             listener.step_started(stage.name, step, len(pending))

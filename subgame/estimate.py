@@ -127,14 +127,18 @@ def machine_memory() -> int:
 
 def worker_memory(options: RunOptions) -> tuple[int | None, int | None]:
     """How many workers and the memory each may use: the serial executor is this process
-    on this machine; a local cluster's workers get what Dask gives them (the profile's
-    memory_limit, in bytes or as a fraction of the machine, else "auto": the machine's
-    memory x threads per worker / cores). A scheduler's or a batch queue's workers are not
-    asked (None: no check). Dask's own parser is not used: importing distributed would cost
-    every run half a second, and a run of one-shard steps never starts it."""
+    on this machine, the threads executor's threads share it; a local cluster's workers
+    get what Dask gives them (the profile's memory_limit, in bytes or as a fraction of the
+    machine, else "auto": the machine's memory x threads per worker / cores). A
+    scheduler's or a batch queue's workers are not asked (None: no check). Dask's own
+    parser is not used: importing distributed would cost every run half a second, and a
+    run of one-shard steps never starts it."""
     machine = machine_memory()
     if options.executor == "serial":
         return 1, machine
+    if options.executor == "threads":  # one process: its threads share the machine
+        threads = options.workers or os.cpu_count() or 1
+        return threads, machine // threads
     profile = options.cluster_profile()
     if profile.kind != "local":
         return profile.workers, None

@@ -1,6 +1,7 @@
-"""Executors run a step's pending shards: serially in-process, or fanned out over Dask.
+"""Executors run a step's pending shards: serially in-process, on a thread per core
+in-process (stages whose solver releases the GIL), or fanned out over Dask.
 
-Both call the same ``run_shard``: solve (the stage's function writes the shard's region),
+All call the same ``run_shard``: solve (the stage's function writes the shard's region),
 then set the shard's marker. The marker is written after the data, by the process that
 wrote the data, so a shard whose marker is set is complete whatever is killed later.
 """
@@ -8,6 +9,8 @@ wrote the data, so a shard whose marker is set is complete whatever is killed la
 from __future__ import annotations
 
 import logging
+import os
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, Callable, Mapping, Protocol
 
 from subgame.clusters import ClusterProfile
@@ -49,6 +52,41 @@ class SerialExecutor:
 
     def close(self) -> None:
         pass
+
+
+class ThreadExecutor:
+    """Runs shards on a pool of threads in this process, one per core: for stages whose
+    shard solver releases the GIL (``Stage.threads``: a compiled ``nogil`` kernel), this
+    uses every core without a cluster's start-up, its workers' imports and compiled-code
+    loads, or a second copy of what a worker caches (a GOPS level's layout is built once
+    and shared). Each shard is computed exactly as the serial executor computes it, so the
+    store's bytes do not depend on the executor."""
+
+    name = "threads"
+
+    def __init__(self, threads: int | None = None):
+        self.pool = ThreadPoolExecutor(threads or os.cpu_count() or 1,
+                                       thread_name_prefix="shard")
+
+    def run_shards(self, solve_shard, tasks, on_done):
+        running = {self.pool.submit(run_shard, solve_shard, task) for task in tasks}
+        results = []
+        try:
+            while running:
+                # Short waits: the main thread takes a Ctrl-C (interrupts) between them.
+                done, running = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    results.append(future.result())
+                    on_done(results[-1])
+        finally:
+            for future in running:
+                future.cancel()  # those not started; the running ones finish (close)
+        return results
+
+    def close(self) -> None:
+        # A shard already running finishes and marks itself before the run's lock is
+        # released (the engine closes its executor first); those not started are dropped.
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskExecutor:

@@ -11,7 +11,7 @@ import typer
 from subgame.clusters import ClusterProfile, resolve_profile
 from subgame.errors import InvalidInput
 
-EXECUTORS = ("dask", "serial")
+EXECUTORS = ("dask", "threads", "serial")
 ORCHESTRATIONS = ("auto", "prefect", "none")
 
 
@@ -32,7 +32,10 @@ class RunOptions:
         "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
                           "(bundled, see deploy/clusters) or a profile YAML file.")] = None
     executor: Annotated[Literal[EXECUTORS], typer.Option(
-        "--executor", help="dask, or serial (in-process, for debugging).")] = "dask"
+        "--executor", help="dask; threads (in this process, a thread per core or "
+                           "--workers, for the stages whose solver releases the GIL, the "
+                           "rest serially); or serial (in this process, for debugging).")
+    ] = "dask"
     max_steps: Annotated[Optional[int], typer.Option(
         "--max-steps", "--max-levels", min=1,
         help="Stop after this many steps; run again to continue.")] = None
@@ -67,9 +70,9 @@ class RunOptions:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise InvalidInput(f"--{name.replace('_', '-')} must be at least 1, got {value}")
-        if self.executor == "serial" and (self.cluster or self.scheduler):
-            raise InvalidInput("--cluster and --scheduler choose Dask workers; the serial "
-                               "executor computes in this process")
+        if self.executor != "dask" and (self.cluster or self.scheduler):
+            raise InvalidInput(f"--cluster and --scheduler choose Dask workers; the "
+                               f"{self.executor} executor computes in this process")
         if self.executor == "dask":
             self.cluster_profile()  # a bad profile fails here, before any store is touched
 

@@ -169,12 +169,15 @@ ShardSolver = Callable[[ShardTask, "ComputationStore"], Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class Stage:
-    """A stage whose arrays and steps are known before the run starts."""
+    """A stage whose arrays and steps are known before the run starts. ``threads``: its
+    shard solver releases the GIL for its work and is safe beside itself in one process,
+    so an in-process run (the ``threads`` executor) gives its shards a thread per core."""
 
     name: str
     solve_shard: ShardSolver
     arrays: tuple[ArraySpec, ...]
     steps: tuple[Step, ...]
+    threads: bool = False
 
 
 # What a later stage's build gets: each array it reads (a path in the computation's group)

@@ -121,6 +121,25 @@ def test_ctrl_c_inside_a_level_and_between_levels(tmp_path):
     resumes_to_the_uninterrupted_result(store, env)
 
 
+def test_ctrl_c_inside_a_level_on_threads(tmp_path):
+    """The threads executor: the shards already running finish and mark themselves, the
+    rest are dropped, the lock is released, and the same command resumes."""
+    env, store = subprocess_env(tmp_path), str(tmp_path / "s.zarr")
+    command = ("run", "toy", "--levels", str(LEVELS), "--shards", "4", "--delay", "0.3",
+               "--orchestrate", "none", "--executor", "threads", "--store", store)
+    run = subgame(*command, env=env, start_new_session=True)
+    wait_for(lambda: run.poll() is not None or any(
+        0 < pending < 4 for pending in progress(store, GROUP).pending.values()),
+        timeout=180, every=0.005)
+    assert run.poll() is None
+    assert_clean_stop(*interrupt(run), pgid=run.pid)
+    assert progress(store, GROUP).pending  # stopped before the end
+    status, _, err = finish(subgame(*command, env=env), timeout=300)
+    assert status == 0, err
+    np.testing.assert_array_equal(zarr.open_group(store, mode="r")[GROUP]["values"][:],
+                                  expected(LEVELS, 4))
+
+
 def test_a_second_ctrl_c_stops_at_once(tmp_path):
     env, store = subprocess_env(tmp_path), str(tmp_path / "s.zarr")
     run = toy_run(store, env)

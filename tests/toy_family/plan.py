@@ -66,7 +66,8 @@ def toy_plan(config: ToyConfig) -> Plan:
     arrays = (ArraySpec("values", (config.levels, config.shards * WIDTH), (1, WIDTH), "int64",
                         ("level", "state"), writer=Writer(ChunkMax((0,)), ChunkMax((1,)))),)
     steps = tuple(Step(k, f"k={k}", config.shards) for k in range(config.levels))
-    return Plan("toy", config, (Stage("sums", solve_sums_shard, arrays, steps),
+    # A shard sleeps (the GIL released) and writes its own chunks: safe on threads.
+    return Plan("toy", config, (Stage("sums", solve_sums_shard, arrays, steps, threads=True),
                                 LaterStage("distinct", solve_distinct_shard, build_distinct,
                                            reads=("values",))))
 

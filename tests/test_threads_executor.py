@@ -1,0 +1,67 @@
+"""The threads executor: a thread per core in the run's own process, for stages whose shard
+solver releases the GIL (GOPS). Its store must be the serial executor's, byte for byte in
+every array, and a shard that fails must fail the step without losing the others' markers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subgame.engine import run_computation
+from subgame.executors import ThreadExecutor
+from subgame.families.gops.game import solve_levels
+from subgame.families.gops.plan import GopsConfig
+from subgame.options import RunOptions
+from subgame.plan import ShardTask
+from subgame.storage import ComputationStore
+from tests.store_compare import assert_stores_equal
+from tests.toy_family.plan import WIDTH, ToyConfig, expected, solve_sums_shard
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_threads_store_is_the_serial_store(tmp_path, objective):
+    config = GopsConfig(cards=5, shard_states=40, objective=objective)
+    stores = {name: str(tmp_path / f"{name}.zarr") for name in ("serial", "threads")}
+    reports = {name: run_computation(config, RunOptions(path, executor=name))
+               for name, path in stores.items()}
+    steps = config.plan().stages[0].steps
+    assert max(step.shards for step in steps) > 2  # steps the threads really share
+    assert reports["threads"].shards_computed == sum(step.shards for step in steps)
+    assert_stores_equal(stores["serial"], stores["threads"])
+    # and both are the kernel's own in-memory solve, level by level
+    store = ComputationStore.open(stores["threads"], config.group_path())
+    for layout, result in solve_levels(5, True, objective):
+        if layout.j:
+            np.testing.assert_allclose(store.array(f"j{layout.j}/values")[...],
+                                       result.values, rtol=0, atol=1e-12)
+
+
+def failing_shard(task: ShardTask, store: ComputationStore) -> dict:
+    if task.shard == 1:
+        raise ArithmeticError("shard 1 fails")
+    return solve_sums_shard(task, store)
+
+
+def test_a_failing_shard_fails_the_step_and_keeps_the_others_markers(tmp_path):
+    config = ToyConfig()
+    path = str(tmp_path / "toy.zarr")
+    run_computation(config, RunOptions(path, executor="serial", max_steps=1))
+    store = ComputationStore.open(path, config.group_path(), writable=True)
+    step = config.plan().stages[0].steps[1]
+    done: list[int] = []
+    executor = ThreadExecutor(2)
+    with pytest.raises(ArithmeticError, match="shard 1 fails"):
+        executor.run_shards(failing_shard,
+                            [ShardTask(path, config.group_path(), config, step, shard)
+                             for shard in range(step.shards)],
+                            lambda metrics: done.append(metrics["shard"]))
+    executor.close()  # waits for the shard still running, as the engine does
+    assert 1 not in done
+    assert 1 in store.pending_shards(step)
+    # Every other shard either finished (its data written, then marked) or never started.
+    finished = set(range(step.shards)) - set(store.pending_shards(step))
+    assert set(done) <= finished and 1 not in finished
+    values = store.array("values")[1]
+    for shard in finished:
+        region = slice(shard * WIDTH, (shard + 1) * WIDTH)
+        np.testing.assert_array_equal(values[region], expected(2, step.shards)[1, region])
