@@ -93,7 +93,7 @@ CHOICES = [
     (["query", "higher-lower"], "--ties", ("loss", "pass")),
     (["query", "higher-lower"], "--policy", ("optimal", "majority", "always-higher")),
     (["query", "gops", "--cards", "3"], "--objective", ("points", "win")),
-    (["run", "gops", "--cards", "3"], "--executor", ("dask", "serial")),
+    (["run", "gops", "--cards", "3"], "--executor", ("dask", "threads", "serial")),
 ]
 
 

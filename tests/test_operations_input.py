@@ -222,7 +222,7 @@ def test_every_verb_survives_a_corrupt_store_and_unknown_options(files):
     ({"rules": ["official"]}, "rules"),
     ({"workers": 0}, "--workers must be at least 1"),
     ({"workers": "two"}, "workers"),
-    ({"executor": "gpu"}, "'dask' or 'serial'"),  # Prefect checks RunOptions' choices
+    ({"executor": "gpu"}, "'dask', 'threads' or 'serial'"),  # Prefect checks RunOptions' choices
     ({"cluster": "nope", "executor": "dask"}, "no cluster profile"),
     ({"scheduler": "nonsense", "executor": "dask"}, "must read protocol://host:port"),
     ({"max_steps": 0}, "--max-steps must be at least 1"),
@@ -266,7 +266,7 @@ def test_every_family_refuses_bad_cluster_and_store_options(tmp_path, files, fam
                           (["--cluster", "nope"], "no cluster profile 'nope'"),
                           (["--cluster", str(files / "mars.yaml")], "unknown kind 'mars'"),
                           (["--workers", "100000000"], "at most"),
-                          (["--executor", "gpu"], "is not one of 'dask', 'serial'"),
+                          (["--executor", "gpu"], "is not one of 'dask', 'threads', 'serial'"),
                           (["--store", str(files / "afile")], "is not a writable directory")]:
         argv = ["run", *family, *(["--store", store] if "--store" not in args else []), *args]
         assert_clear_failure(runner.invoke(app, argv), message)
