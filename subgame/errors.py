@@ -1,7 +1,6 @@
 """Errors a user can act on: the CLI prints their message on one line and exits non-zero."""
 
 import errno
-import zipfile
 from numbers import Integral
 
 
@@ -62,8 +61,7 @@ MACHINE_ERRNOS = frozenset(_WHAT_TO_DO)
 def machine_error(exc: BaseException, store: str) -> str | None:
     """One line naming the store and what to do, when ``exc`` (or what caused it, through
     Prefect's and Dask's wrapping) is the machine refusing: a full disk or quota, a
-    read-only file system, a permission, an unreadable archive a store URL names (zip://);
-    None for anything else."""
+    read-only file system, a permission; None for anything else."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -72,7 +70,5 @@ def machine_error(exc: BaseException, store: str) -> str | None:
             return (f"the store {store!r} cannot be written: {exc.strerror}{where}; "
                     f"{_WHAT_TO_DO[exc.errno]}, then run the same command again: it resumes "
                     "where it stopped")
-        if isinstance(exc, zipfile.BadZipFile):
-            return f"the store {store!r} names an archive that cannot be read: {exc}"
         exc = exc.__cause__ or exc.__context__
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import zipfile
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
@@ -80,14 +81,15 @@ def reaching(url: str) -> Iterator[None]:
     """The first access to a store: what it raises when the store cannot be reached or
     used, as the user's error. That is the operating system's errors (not a folder, no
     permission, a name too long, a refused connection, an unknown host: aiohttp's are
-    OSErrors too) and, where s3fs is installed, botocore's own (no credentials)."""
+    OSErrors too), an archive the URL names that is none (`zip://x::FILE` on a text file)
+    and, where s3fs is installed, botocore's own (no credentials)."""
     try:
         from botocore.exceptions import BotoCoreError
     except ImportError:
         BotoCoreError = OSError  # noqa: N806 - no s3fs, no botocore errors
     try:
         yield
-    except (OSError, BotoCoreError) as exc:
+    except (OSError, zipfile.BadZipFile, BotoCoreError) as exc:
         raise InvalidInput(f"cannot use {url!r} as a store: "
                            f"{getattr(exc, 'strerror', None) or exc}") from exc
 
