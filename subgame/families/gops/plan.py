@@ -267,7 +267,8 @@ def gops_plan(config: GopsConfig) -> Plan:
         arrays += level_arrays(config, j, n_patterns)
         steps.append(Step(j - 1, f"j={j}", config.level_shards(j),
                           info=level_info(config, j, n_patterns)))
-    # The kernel releases the GIL, and a shard shares only the lock-guarded layout cache.
+    # numba's kernel releases the GIL (numpy's lanes in their array operations), and a
+    # shard shares only the lock-guarded layout cache.
     return Plan(FAMILY, config, (Stage("solve", solve_gops_shard, tuple(arrays), tuple(steps),
                                        threads=True),))
 
