@@ -58,7 +58,9 @@ def store(tmp_path_factory, board_file) -> str:
     build(path, "gops", cards=GOPS_CARDS)
     build(path, "gops", cards=4, objective="win")
     build(path, "guess-who", max_n=24)
-    build(path, "guess-who-board", board=board_file, max_literals=2, shard_pairs=60)
+    # Up to 4 chunks a level (shard_pairs=60 wrote 58 and took 6x as long): the server
+    # still reads levels split over several chunks.
+    build(path, "guess-who-board", board=board_file, max_literals=2, shard_pairs=1000)
     build(path, "higher-lower", max_n=30, exact_max=30, block=30)
     build(path, "clue", players="3", cards_per_player="2", hidden="1", games=20)
     return path
