@@ -7,14 +7,22 @@
    (player one: min over bids of x^T X >= -tolerance; player two: max of X y <=
    tolerance).  Both players' stored bids are also compared: the row strategy (the LP's
    duals) and the column strategy (its primal) are computed apart.
-3. Certificates: per level the largest certified gap g_hi - g_lo the run recorded
+2. Certificates: per level the largest certified gap g_hi - g_lo the run recorded
    (``steps_done``), against the 1e-9 tolerance.
-4. ``--samples`` random states at each level j <= ``--max-level`` against the explicit-set
+3. ``--samples`` random states at each level j <= ``--max-level`` against the explicit-set
    recursion with every matrix game solved by scipy's HiGHS (tests/gops_reference.py,
    independent of the patterns, ranks and solver of the pipeline), and each one's mirror
    f(Y, V, P) = -f(V, Y, P).
 
+4. The previous release's kernel (``--previous REV``, default the 0.3 kernel's 8742bf9, taken
+   from git as `bench/gops.py --previous` does; ``none`` skips it): per level j = 2..N-1,
+   ``--windows`` runs of ``--window-rows`` random consecutive decks are solved again by it
+   from the stored rows of level j-1 they read, and their values must equal the stored
+   ones within the two kernels' certified gaps (each value is within half its game's gap
+   of the game's value; a value is an average of its games').
+
     python bench/gops_store_checks.py --store S --cards 14 [--samples 30 --max-level 4]
+                                      [--previous 8742bf9 --windows 2 --window-rows 16]
 
 Exits 1, naming them, if any check fails (values against 1e-9; the float32 bids' guarantees
 against 1e-5).
@@ -34,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from subgame.families.gops.game import level_layout, payoff_matrices  # noqa: E402
 from subgame.families.gops.plan import group_path  # noqa: E402
 from subgame.families.gops.read import query_state  # noqa: E402
+from bench.gops import PREVIOUS_RELEASE, previous_kernel  # noqa: E402
 from tests import gops_reference as reference  # noqa: E402
 
 TOLERANCE = 1e-9
@@ -46,6 +55,30 @@ def random_state(rng: random.Random, cards: int, j: int) -> tuple[tuple, tuple, 
     return tuple(tuple(sorted(rng.sample(deck, j))) for _ in range(3))
 
 
+def previous_kernel_agrees(group, n: int, gaps: dict[int, float], args, rng) -> bool:
+    """Check 4: windows of decks of every level solved again by the previous kernel."""
+    old = previous_kernel(args.previous)
+    worst_excess = worst = 0.0
+    for j in range(2, n):
+        layout = old.level_layout(n, j)
+        below, stored = group[f"j{j - 1}/values"], group[f"j{j}/values"]
+        for _ in range(args.windows):
+            p_lo = rng.randrange(layout.n_p)
+            p_hi = min(p_lo + args.window_rows, layout.n_p)
+            ranks = old.previous_rows(layout, p_lo, p_hi)
+            again = old.solve_shard(layout, below.oindex[ranks], p_lo, p_hi, False, False,
+                                    ranks)
+            difference = np.abs(stored[p_lo:p_hi].reshape(again.values.shape) - again.values)
+            worst = max(worst, float(difference.max()))
+            worst_excess = max(worst_excess,
+                               float(difference.max()) - (gaps[j] + again.max_gap) / 2)
+    print(f"{args.windows} windows of {args.window_rows} decks at each level j = 2..{n - 1} "
+          f"solved again by kernel {args.previous} from the stored level below: largest "
+          f"|stored - previous kernel| = {worst:.1e}, "
+          f"{'within' if worst_excess <= 0 else 'BEYOND'} the certified gaps")
+    return worst_excess <= 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", required=True)
@@ -53,6 +86,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--max-level", type=int, default=4)
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--previous", default=PREVIOUS_RELEASE)
+    parser.add_argument("--windows", type=int, default=2)
+    parser.add_argument("--window-rows", type=int, default=16)
     args = parser.parse_args()
     n = args.cards
     full = list(range(1, n + 1))
@@ -99,6 +135,8 @@ def main() -> None:
           f"largest |f(V, Y, P) + f(Y, V, P)| = {worst_mirror:.1e}")
     if max(worst, worst_mirror) > TOLERANCE:
         failed.append("random states")
+    if args.previous != "none" and not previous_kernel_agrees(group, n, gaps, args, rng):
+        failed.append(f"values against kernel {args.previous}")
     if failed:
         sys.exit(f"FAILED: {', '.join(failed)}")
     print("all checks passed")

@@ -7,12 +7,13 @@ byte for byte as it was."""
 
 from __future__ import annotations
 
+import inspect
 import io
 import random
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Annotated, Any, Iterator, get_args, get_origin
 
 import pytest
 import typer
@@ -90,11 +91,11 @@ class Inputs:
         self.stores = [str(store)] * 6 + [str(missing / "s.zarr"), str(not_zarr),
                                           *self.refused_stores]
 
-    def value(self, rng: random.Random, parameter: Any, refused: bool) -> list[str]:
-        """Command-line words for one parameter: a value drawn at random, or (refused) one
-        that the command must refuse before it starts any work."""
+    def value(self, rng: random.Random, parameter: Any, annotation: Any,
+              refused: bool) -> list[str]:
+        """Command-line words for one parameter of this declared type: a value drawn at
+        random, or (refused) one that the command must refuse before it starts any work."""
         name = parameter.name
-        annotation = parameter.type_descriptor.annotation
         flag = parameter.opts[0] if parameter.opts[0].startswith("-") else None
         if getattr(parameter, "is_flag", False):
             return [flag]
@@ -115,23 +116,34 @@ class Inputs:
             words += [flag, rng.choice(values)]
         return words
 
-    def refusable(self, parameter: Any) -> bool:
-        annotation = str(parameter.type_descriptor.annotation)
+    def refusable(self, parameter: Any, annotation: Any) -> bool:
         return not getattr(parameter, "is_flag", False) and (
-            parameter.name in ("store", "file", "names") or "int" in annotation)
+            parameter.name in ("store", "file", "names") or "int" in str(annotation))
+
+
+def declared_types(command: Any) -> dict[str, Any]:
+    """Each parameter's declared type (``Annotated``'s first argument), read from the
+    command's own function, from which typer builds its options in every version."""
+    signature = inspect.signature(inspect.unwrap(command.callback))
+    hints = {name: p.annotation for name, p in signature.parameters.items()}
+    return {name: get_args(hint)[0] if get_origin(hint) is Annotated else hint
+            for name, hint in hints.items()}
 
 
 def _case(rng: random.Random, words: tuple[str, ...], command: Any,
           inputs: Inputs) -> list[str]:
     parameters = [p for p in command.params if p.name != "help"]
+    types = declared_types(command)
     chosen = [p for p in parameters if p.required or rng.random() < 0.5]
     forced = None
     if words[0] in STARTS_WORK:
-        forced = rng.choice([p for p in parameters if inputs.refusable(p)])
+        forced = rng.choice([p for p in parameters
+                             if inputs.refusable(p, types.get(p.name))])
         chosen = [p for p in chosen if p is not forced] + [forced]
     argv = list(words)
     for parameter in rng.sample(chosen, len(chosen)):
-        argv += inputs.value(rng, parameter, refused=parameter is forced)
+        argv += inputs.value(rng, parameter, types.get(parameter.name),
+                             refused=parameter is forced)
     if rng.random() < 0.05:
         argv.append(rng.choice(["--no-such-option", "stray", "--store"]))
     return argv

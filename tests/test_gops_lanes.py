@@ -232,7 +232,7 @@ print("ok")
 
 def test_threads_making_the_first_compiled_call_together():
     """In a fresh process, four threads call the compiled kernel first at once: numba is
-    imported and every kernel compiled once (jit.py), all four answers equal, and the
+    imported and every kernel compiled once (subgame/jit.py), all four answers equal, and the
     lanes equal the compiled kernel without warm starts on arbitrary inputs; a deferred
     kernel pickles by name."""
     out = subprocess.run([sys.executable, "-c", FIRST_CALLS], capture_output=True,

@@ -19,7 +19,6 @@ import os
 import sys
 import threading
 import time
-import urllib.request
 
 PORT_SETTING = "SUBGAME_SERVER_PORT"  # where `subgame server start` listens and runs look
 DEFAULT_PORT = 4200  # Prefect's own default (`prefect server start`)
@@ -34,6 +33,8 @@ def local_api_url() -> str:
 
 def running_local_server(url: str | None = None) -> str | None:
     """The API URL of a Prefect server answering on this machine's port, if any."""
+    import urllib.request  # (a run that uses no server does not pay its 10 ms import)
+
     url = url or local_api_url()
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=0.3) as answer:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 import zipfile
 from contextlib import contextmanager
@@ -82,14 +83,16 @@ def reaching(url: str) -> Iterator[None]:
     used, as the user's error. That is the operating system's errors (not a folder, no
     permission, a name too long, a refused connection, an unknown host: aiohttp's are
     OSErrors too), an archive the URL names that is none (`zip://x::FILE` on a text file)
-    and, where s3fs is installed, botocore's own (no credentials)."""
-    try:
-        from botocore.exceptions import BotoCoreError
-    except ImportError:
-        BotoCoreError = OSError  # noqa: N806 - no s3fs, no botocore errors
+    and, where s3fs is in use, botocore's own (no credentials)."""
     try:
         yield
-    except (OSError, zipfile.BadZipFile, BotoCoreError) as exc:
+    except Exception as exc:
+        # botocore is looked up, not imported: only a store that s3fs reaches has loaded
+        # it, and its import is 10 ms of every other run's start
+        botocore = sys.modules.get("botocore.exceptions")
+        if not isinstance(exc, (OSError, zipfile.BadZipFile)) and not (
+                botocore and isinstance(exc, botocore.BotoCoreError)):
+            raise
         raise InvalidInput(f"cannot use {url!r} as a store: "
                            f"{getattr(exc, 'strerror', None) or exc}") from exc
 

@@ -39,7 +39,7 @@ from typing import Iterator
 import numpy as np
 
 from . import cards, lanes, patterns
-from .jit import njit
+from subgame.jit import njit
 from .matrix_game import solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
@@ -349,7 +349,8 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
     unique: the ranks of P - P_k for its decks P and upcards k, drop_rank[p_lo:p_hi].  In
     colex order a run of consecutive decks shares its high cards, so these are about j
     runs of consecutive ranks, each about as long as the shard: a few chunks of level j-1."""
-    return np.unique(layout.drop_rank[p_lo:p_hi])
+    # (np.unique would import numpy.ma, 10 ms of a small run's start)
+    return np.flatnonzero(np.bincount(layout.drop_rank[p_lo:p_hi].ravel()))
 
 
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,

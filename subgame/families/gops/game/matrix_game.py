@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from subgame.jit import njit
 
 _TOL = 1e-11  # pivot and optimality tolerance on the scaled tableau (entries of order 1)
 _TIE = 1e-12  # relative tolerance under which two ratios tie in the ratio test

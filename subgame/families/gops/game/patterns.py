@@ -22,12 +22,12 @@ from math import factorial
 
 import numpy as np
 
-from .jit import njit
+from subgame.jit import njit
 
 _V_BITS = 0x5555_5555_5555_5555  # bit 2t of every position t
 MAX_CARDS = 31  # two bits per position in an int64 key
 # Up to this many patterns a level's enumeration and child table use numpy (_small_*), so
-# small runs never import numba (jit.py); beyond it the compiled loops are faster.
+# small runs never import numba (subgame/jit.py); beyond it the compiled loops are faster.
 SMALL_PATTERNS = 4096
 
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from subgame.jit import njit
 
 RULES = ("official", "variant")
 

@@ -2,13 +2,13 @@
 
 Importing numba and loading its cached kernels costs about 0.7 s a process (0.36 s for the
 import, the rest for its registries and cache on the first call), which is more than the
-whole of a small GOPS run: those run on numpy (``lanes``) and must not pay it, yet every
-gops command imports this package.  So a function decorated here stays plain Python until
-one of the package's kernels is first called: then numba is imported, every deferred
-function is handed to ``numba.njit`` with its own options, and every module namespace that
-names a deferred function (a kernel's globals, which numba resolves when it compiles) is
-rebound to the compiled one.  Callers that imported a deferred function by name keep a
-forwarder.  ``py_func`` is the Python function, as on a numba dispatcher.
+whole of a small GOPS run (those run on numpy, ``gops/game/lanes.py``) and of a rerun that
+finds its store finished, yet every command of a family imports its kernels.  So a function
+decorated here stays plain Python until a kernel is first called: then numba is imported,
+every deferred function is handed to ``numba.njit`` with its own options, and every module
+namespace that names a deferred function (a kernel's globals, which numba resolves when it
+compiles) is rebound to the compiled one.  Callers that imported a deferred function by name
+keep a forwarder.  ``py_func`` is the Python function, as on a numba dispatcher.
 """
 
 from __future__ import annotations
