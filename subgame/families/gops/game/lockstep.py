@@ -190,16 +190,17 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
         for lane in range(busy):  # the pivot column (0 for idle lanes) and the ratio test
             enter[lane] = enter[lane] if active[lane] else 0
             ratio[lane] = np.inf
-        for i in range(m):  # with the smallest ratio, as _ratio_test
+        # Gathers index with unsigned integers: numba then adds no wraparound of negative
+        # indices, which would keep the loop scalar.
+        for a in range(m + 1):
             for lane in range(busy):
-                v = tab[i, enter[lane], lane]
-                v = v if active[lane] else 0.0
-                factor[i, lane] = v
+                f = tab[a, np.uintp(enter[lane]), lane]
+                factor[a, lane] = f if active[lane] else 0.0
+        for i in range(m):  # the smallest ratio, as _ratio_test
+            for lane in range(busy):
+                v = factor[i, lane]
                 ratio[lane] = min(ratio[lane], max(tab[i, n, lane], 0.0) / v
                                   if v > _TOL else np.inf)
-        for lane in range(busy):
-            v = tab[m, enter[lane], lane]
-            factor[m, lane] = v if active[lane] else 0.0
         for lane in range(busy):
             leave[lane] = -1
             element[lane] = 0.0
@@ -232,24 +233,20 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
             leave[lane] = leave[lane] if on else 0
         for c in range(n + 1):  # the pivot row, scaled (0 for idle lanes)
             for lane in range(busy):
-                pivot_row[c, lane] = tab[leave[lane], c, lane] * scale[lane]
-        for lane in range(busy):  # (an idle lane: 0 into entries that hold 0)
-            pivot_row[enter[lane], lane] = scale[lane]
-            factor[leave[lane], lane] = 0.0
-        for a in range(m + 1):  # the pivots of every lane: the vectorised update
-            for c in range(n + 1):
-                for lane in range(busy):
-                    tab[a, c, lane] -= factor[a, lane] * pivot_row[c, lane]
-        # The pivot row and column as _pivot leaves them, as scatters over the lanes; an
-        # idle lane gets zeros in its row 0 (its tableau is rebuilt before it is read).
-        for c in range(n + 1):
-            for lane in range(busy):
-                tab[leave[lane], c, lane] = pivot_row[c, lane]
+                v = tab[np.uintp(leave[lane]), c, lane] * scale[lane]
+                pivot_row[c, lane] = scale[lane] if c == enter[lane] else v
+        # The pivots of every lane: the vectorised update, with the pivot row and column
+        # written as _pivot leaves them (an idle lane: zeros into its row 0, a tableau
+        # rebuilt before it is read again).
         for a in range(m + 1):
             for lane in range(busy):
-                f = factor[a, lane]
-                kept = tab[a, enter[lane], lane]
-                tab[a, enter[lane], lane] = -f * scale[lane] if f != 0.0 else kept
+                factor[a, lane] = 0.0 if a == leave[lane] else factor[a, lane]
+            for c in range(n + 1):
+                for lane in range(busy):
+                    f = factor[a, lane]
+                    v = tab[a, c, lane] - f * pivot_row[c, lane]
+                    v = -f * scale[lane] if (c == enter[lane]) & (f != 0.0) else v
+                    tab[a, c, lane] = pivot_row[c, lane] if a == leave[lane] else v
         for lane in range(busy):  # the entering and the leaving variable swap places
             i, s = leave[lane], enter[lane]
             on = active[lane]
