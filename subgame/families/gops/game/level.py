@@ -367,7 +367,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     every game from the slack basis (the same values within the certified gaps; the
     strategies may be other optimal ones where a game has several).  The compiled kernel
     releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
-    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``).
+    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
+    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")

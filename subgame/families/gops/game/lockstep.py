@@ -4,14 +4,14 @@ The compiled twin of ``lanes`` (numpy): the games of a shard (``lanes.game_index
 through LANES lanes of one tableau laid out structure-of-arrays, ``tab[row, column, lane]``.
 A game's payoff matrix is built and its saddle check made as ``_solve_rows`` does; a game
 that is no saddle point takes a free lane, with the slack tableau of ``solve_into``.  Then
-each step, every lane picks its own entering column (``_entering``: Dantzig's rule, Bland's
-after ``_STALL`` degenerate pivots) and leaving row (``_ratio_test``), and gathers its
-scaled pivot row and its pivot column (zero on the pivot row); one dense update over
-every lane, ``tab[i, c, l] -= factor[i, l] * pivot_row[c, l]``, whose innermost loop runs
-over contiguous lanes and is vectorised (AVX-512: 8 lanes an instruction), then writes the
-pivot row and column as ``_pivot`` leaves them.  A lane whose tableau is optimal is read
-off (``_tableau_solution``), certified, and refilled at once from the queue of games, so
-every lane stays busy until the queue runs dry.
+each step, every lane picks its own entering column (Dantzig's rule, Bland's after
+``_STALL`` degenerate pivots, as ``_entering``) and leaving row (as ``_ratio_test``), and
+gathers its pivot column (zero on the pivot row) and its scaled pivot row; one dense update
+over every lane, ``tab[i, c, l] -= factor[i, l] * pivot_row[c, l]``, whose innermost loop
+runs over contiguous lanes and is vectorised (AVX-512: 8 lanes an instruction), also
+writes the pivot row and column as ``_pivot`` leaves them.  A lane whose tableau is optimal
+is read off (``_tableau_solution``), certified, and refilled at once from the queue of
+games, so every lane stays busy until the queue runs dry.
 
 Same arithmetic, same answers: each lane's operations are ``_pivot``'s in the same order
 (no fused multiply-add: numba compiles without fastmath), so a game's value, strategies,
@@ -20,6 +20,9 @@ of ``solve_shard(..., warm_start=False)`` (an exact zero may carry the other sig
 game whose tableau strategies certify no better than _REFINE (max X - min X), or whose
 simplex run fails, is solved afresh by ``solve_into``, which then re-solves it on its basis
 and refines it as always (about 3 games in 1e5).
+
+Not the pipeline's kernel: at N = 11 it is 1.2-1.4x the slack-basis kernel but level with
+the warm starts (docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
     vectorises: the entering column (both rules, each lane then takes its own), the pivot
     column (a gather), both passes of the ratio test and the pivot row (a gather).  Only
     what a few lanes need each step runs lane by lane: reading off and refilling the lanes
-    whose tableau is optimal, and writing each pivot row and column back."""
+    whose tableau is optimal, and swapping the basis labels."""
     n_rows, j = decks.shape
     m = n = j
     diff_max = (per_game.shape[1] - 1) // 2
