@@ -27,11 +27,13 @@ objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, t
 pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
 what a fresh process pays before its first game under each (imports, numba's cache load)
 and the break-even run size (docs/gops.md, "The lane kernel").
-``--lockstep N [--previous REV] [--highs-games G]`` instead solves a shard of each level
-j >= 4 of N, with strategies, with the compiled lane kernel (game/lockstep.py), today's
-compiled kernel (warm starts and slack basis) and the previous release's, interleaved, best
-of 3 each: per level pivots/game, ns/game of each, the lanes against the scalar and SIMD
-flop bounds and HiGHS on G of the level's games (docs/gops.md, "Compiled lanes").
+``--lockstep N [--previous REV] [--highs-games G] [--values-only] [--no-upcard-values]``
+instead solves a shard of each level j >= 4 of N, with strategies (or without them, and
+without upcard values, as a run's lower levels do), with the compiled lane kernel
+(game/lockstep.py), today's compiled kernel (warm starts and slack basis) and the previous
+release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, the lanes
+against the scalar and SIMD flop bounds and HiGHS on G of the level's games (docs/gops.md,
+"Compiled lanes").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -64,7 +66,7 @@ from subgame.families.gops.game import (level_layout, level_zero, payoff_matrice
                                 solve_levels, solve_matrix_games, solve_shard)
 from subgame.families.gops.game import lockstep
 from subgame.families.gops.game.patterns import pattern_count
-from subgame.families.gops.plan import DEFAULT_SHARD_STATES
+from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
@@ -238,15 +240,20 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
 
 
 def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
-                games_per_level: int = 150_000) -> None:
-    """Per level j >= 4 of N, with strategies: the compiled lane kernel (game/lockstep.py),
+                games_per_level: int = 150_000, strategies: bool = True,
+                upcard_values: bool = True) -> None:
+    """Per level j >= 4 of N, with strategies (or without: ``strategies=False``, and
+    without upcard values: ``upcard_values=False``, what a run's lower levels solve):
+    the compiled lane kernel (game/lockstep.py),
     today's compiled kernel with warm starts, the same from the slack basis, and the
     previous release's kernel, on the same shard (the first decks of the level, at most
     ``games_per_level`` games), interleaved, best CPU time of ``tries`` each; the lane
     kernel against the scalar and SIMD flop bounds (``game_flops``) and against HiGHS on
     ``highs_games`` of the level's games."""
     machine = machine_rates()
-    print(f"== compiled lanes against the scalar kernels, N = {n_cards}, with strategies, "
+    stored = ("with strategies" if strategies else "values only") + \
+        ("" if upcard_values else ", no upcard values")
+    print(f"== compiled lanes against the scalar kernels, N = {n_cards}, {stored}, "
           f"best CPU time of {tries}; this CPU: scalar {machine['scalar'] / 1e9:.2f} "
           f"Gflop/s, SIMD {machine['simd'] / 1e9:.2f} Gflop/s ==")
     header = ["j", "games timed", "pivots/game", "ns/game, lanes", "ns/game, warm",
@@ -260,15 +267,16 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
         layout = level_layout(n_cards, j)
         if j >= 4 and layout.n_patterns > 1:
             rows = max(1, min(layout.n_p, games_per_level // (layout.n_patterns * j)))
-            kernels = {"lanes": lambda: solve_shard(layout, prev, 0, rows, True,
+            stores = (strategies, upcard_values)
+            kernels = {"lanes": lambda: solve_shard(layout, prev, 0, rows, *stores,
                                                     kernel="lockstep"),
-                       "warm": lambda: solve_shard(layout, prev, 0, rows, True),
-                       "slack": lambda: solve_shard(layout, prev, 0, rows, True,
+                       "warm": lambda: solve_shard(layout, prev, 0, rows, *stores),
+                       "slack": lambda: solve_shard(layout, prev, 0, rows, *stores,
                                                     warm_start=False)}
             if previous is not None:
                 old_layout = previous.level_layout(n_cards, j)
                 kernels["previous"] = lambda: previous.solve_shard(old_layout, prev, 0, rows,
-                                                                   True)
+                                                                   *stores)
             best, results = {}, {}
             for _ in range(tries):
                 for name, solve in kernels.items():
@@ -400,17 +408,18 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
     print("|" + "---|" * len(header))
     prev = np.zeros((1, 1))
     steps = kernel = threaded = 0.0
+    config = GopsConfig(n_cards, strategies="none")  # the run's kernel per level
     with ThreadPoolExecutor(cores) as pool:
         for j in range(1, n_cards + 1):
-            layout = level_layout(n_cards, j)
-            solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
+            layout, run_kernel = level_layout(n_cards, j), config.kernel(j)
+            solve_shard(layout, prev, 0, 1, False, kernel=run_kernel)  # caches warm
             start = time.process_time()
-            result = solve_shard(layout, prev, 0, layout.n_p, False)
+            result = solve_shard(layout, prev, 0, layout.n_p, False, kernel=run_kernel)
             here = time.process_time() - start
             # The wall baseline: the same shards, the kernel alone, on a thread per core
             # (no store), under the load of this moment.
             start = time.perf_counter()
-            list(pool.map(lambda r: solve_shard(layout, prev, *r, False),
+            list(pool.map(lambda r: solve_shard(layout, prev, *r, False, kernel=run_kernel),
                           shard_ranges(layout, DEFAULT_SHARD_STATES)))
             level_wall = time.perf_counter() - start
             prev = result.values
@@ -604,6 +613,10 @@ def main() -> None:
     parser.add_argument("--lockstep", type=int, metavar="N",
                         help="Only the compiled lane kernel against the scalar kernels and "
                              "HiGHS, per level j >= 4 of N.")
+    parser.add_argument("--values-only", action="store_true",
+                        help="With --lockstep: without strategies.")
+    parser.add_argument("--no-upcard-values", action="store_true",
+                        help="With --lockstep: without upcard values.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -628,7 +641,8 @@ def main() -> None:
         return
     if args.lockstep:
         lockstep_ab(args.lockstep, None if args.previous == "none" else
-                    previous_kernel(args.previous), args.highs_games)
+                    previous_kernel(args.previous), args.highs_games,
+                    strategies=not args.values_only, upcard_values=not args.no_upcard_values)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()
