@@ -27,6 +27,13 @@ objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, t
 pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
 what a fresh process pays before its first game under each (imports, numba's cache load)
 and the break-even run size (docs/gops.md, "The lane kernel").
+``--lockstep N [--previous REV] [--highs-games G] [--values-only] [--no-upcard-values]``
+instead solves a shard of each level j >= 4 of N, with strategies (or without them, and
+without upcard values, as a run's lower levels do), with the compiled lane kernel
+(game/lockstep.py), today's compiled kernel (warm starts and slack basis) and the previous
+release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, the lanes
+against the scalar and SIMD flop bounds and HiGHS on G of the level's games (docs/gops.md,
+"Compiled lanes").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -57,8 +64,9 @@ from scipy.optimize import linprog
 
 from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices, shard_ranges,
                                 solve_levels, solve_matrix_games, solve_shard)
+from subgame.families.gops.game import lockstep
 from subgame.families.gops.game.patterns import pattern_count
-from subgame.families.gops.plan import DEFAULT_SHARD_STATES
+from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
@@ -231,6 +239,74 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
               f"{np.abs(cold.values - warm.values).max():.1e} |")
 
 
+def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
+                games_per_level: int = 150_000, strategies: bool = True,
+                upcard_values: bool = True) -> None:
+    """Per level j >= 4 of N, with strategies (or without: ``strategies=False``, and
+    without upcard values: ``upcard_values=False``, what a run's lower levels solve):
+    the compiled lane kernel (game/lockstep.py),
+    today's compiled kernel with warm starts, the same from the slack basis, and the
+    previous release's kernel, on the same shard (the first decks of the level, at most
+    ``games_per_level`` games), interleaved, best CPU time of ``tries`` each; the lane
+    kernel against the scalar and SIMD flop bounds (``game_flops``) and against HiGHS on
+    ``highs_games`` of the level's games."""
+    machine = machine_rates()
+    stored = ("with strategies" if strategies else "values only") + \
+        ("" if upcard_values else ", no upcard values")
+    print(f"== compiled lanes against the scalar kernels, N = {n_cards}, {stored}, "
+          f"best CPU time of {tries}; this CPU: scalar {machine['scalar'] / 1e9:.2f} "
+          f"Gflop/s, SIMD {machine['simd'] / 1e9:.2f} Gflop/s ==")
+    header = ["j", "games timed", "pivots/game", "ns/game, lanes", "ns/game, warm",
+              "ns/game, slack basis", "ns/game, previous", "previous / lanes",
+              "warm / lanes", "lanes x scalar bound", "lanes x SIMD bound",
+              "HiGHS us/game", "HiGHS / lanes", "max |value - HiGHS|"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    prev = level_zero()
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        if j >= 4 and layout.n_patterns > 1:
+            rows = max(1, min(layout.n_p, games_per_level // (layout.n_patterns * j)))
+            stores = (strategies, upcard_values)
+            kernels = {"lanes": lambda: solve_shard(layout, prev, 0, rows, *stores,
+                                                    kernel="lockstep"),
+                       "warm": lambda: solve_shard(layout, prev, 0, rows, *stores),
+                       "slack": lambda: solve_shard(layout, prev, 0, rows, *stores,
+                                                    warm_start=False)}
+            if previous is not None:
+                old_layout = previous.level_layout(n_cards, j)
+                kernels["previous"] = lambda: previous.solve_shard(old_layout, prev, 0, rows,
+                                                                   *stores)
+            best, results = {}, {}
+            for _ in range(tries):
+                for name, solve in kernels.items():
+                    start = time.process_time()
+                    results[name] = solve()
+                    best[name] = min(best.get(name, np.inf), time.process_time() - start)
+            ours = results["lanes"]
+            assert np.array_equal(ours.values, results["slack"].values)
+            ns = {name: 1e9 * seconds / ours.games for name, seconds in best.items()}
+            flops = game_flops(j, ours.games, ours.games - ours.saddles, ours.pivots)
+            row = [f"{j}", f"{ours.games:,}", f"{ours.pivots / ours.games:.2f}",
+                   f"{ns['lanes']:.0f}", f"{ns['warm']:.0f}", f"{ns['slack']:.0f}",
+                   f"{ns['previous']:.0f}" if previous is not None else "",
+                   f"{ns['previous'] / ns['lanes']:.2f}" if previous is not None else "",
+                   f"{ns['warm'] / ns['lanes']:.2f}",
+                   f"{best['lanes'] * machine['scalar'] / flops:.1f}",
+                   f"{best['lanes'] * machine['simd'] / flops:.1f}"]
+            sample = sample_games(layout, prev, highs_games) if highs_games else []
+            if len(sample):
+                start = time.perf_counter()
+                reference = np.array([highs_value(g) for g in sample])
+                highs = (time.perf_counter() - start) / len(sample)
+                lockstep.solve_matrices(sample)
+                mine = min(timed(lockstep.solve_matrices, sample) for _ in range(5))
+                row += [f"{highs * 1e6:.0f}", f"{highs * len(sample) / mine:.0f}",
+                        f"{np.abs(lockstep.solve_matrices(sample)[0] - reference).max():.1e}"]
+            print("| " + " | ".join(row) + " |", flush=True)
+        prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
+
+
 def child_cpu(code: str) -> float:
     """CPU seconds (user + system) of ``python -c code`` in a fresh process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -332,17 +408,18 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
     print("|" + "---|" * len(header))
     prev = np.zeros((1, 1))
     steps = kernel = threaded = 0.0
+    config = GopsConfig(n_cards, strategies="none")  # the run's kernel per level
     with ThreadPoolExecutor(cores) as pool:
         for j in range(1, n_cards + 1):
-            layout = level_layout(n_cards, j)
-            solve_shard(layout, prev, 0, 1, False)  # layout and caches warm
+            layout, run_kernel = level_layout(n_cards, j), config.kernel(j)
+            solve_shard(layout, prev, 0, 1, False, kernel=run_kernel)  # caches warm
             start = time.process_time()
-            result = solve_shard(layout, prev, 0, layout.n_p, False)
+            result = solve_shard(layout, prev, 0, layout.n_p, False, kernel=run_kernel)
             here = time.process_time() - start
             # The wall baseline: the same shards, the kernel alone, on a thread per core
             # (no store), under the load of this moment.
             start = time.perf_counter()
-            list(pool.map(lambda r: solve_shard(layout, prev, *r, False),
+            list(pool.map(lambda r: solve_shard(layout, prev, *r, False, kernel=run_kernel),
                           shard_ranges(layout, DEFAULT_SHARD_STATES)))
             level_wall = time.perf_counter() - start
             prev = result.values
@@ -533,6 +610,13 @@ def main() -> None:
                         help="Only the kernel with and without warm starts, per level of N.")
     parser.add_argument("--lanes", type=int, metavar="N",
                         help="Only numpy's lane kernel against numba's, per level of N.")
+    parser.add_argument("--lockstep", type=int, metavar="N",
+                        help="Only the compiled lane kernel against the scalar kernels and "
+                             "HiGHS, per level j >= 4 of N.")
+    parser.add_argument("--values-only", action="store_true",
+                        help="With --lockstep: without strategies.")
+    parser.add_argument("--no-upcard-values", action="store_true",
+                        help="With --lockstep: without upcard values.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -554,6 +638,11 @@ def main() -> None:
         return
     if args.lanes:
         lanes_ab(args.lanes)
+        return
+    if args.lockstep:
+        lockstep_ab(args.lockstep, None if args.previous == "none" else
+                    previous_kernel(args.previous), args.highs_games,
+                    strategies=not args.values_only, upcard_values=not args.no_upcard_values)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()

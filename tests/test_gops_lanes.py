@@ -168,14 +168,21 @@ def test_numpy_pattern_tables_equal_the_compiled_ones():
 
 
 def test_the_kernel_follows_the_run_size():
-    """Points runs up to N = 8 (202 728 games), win runs up to N = 7 (720 384) on lanes."""
-    kernels = {(n, objective): GopsConfig(n, objective=objective).kernel()
+    """Points runs up to N = 8 (202 728 games), win runs up to N = 7 (720 384) on lanes at
+    every level; larger runs on the compiled lanes where a level stores no strategies,
+    on the warm-start kernel where it does."""
+    kernels = {(n, objective): GopsConfig(n, objective=objective).kernel(n)
                for n in (1, 7, 8, 9, 12) for objective in ("points", "win")}
     assert kernels == {(1, "points"): "lanes", (1, "win"): "lanes",
                        (7, "points"): "lanes", (7, "win"): "lanes",
                        (8, "points"): "lanes", (8, "win"): "compiled",
                        (9, "points"): "compiled", (9, "win"): "compiled",
                        (12, "points"): "compiled", (12, "win"): "compiled"}
+    top = GopsConfig(12, strategies="top:3")
+    assert [top.kernel(j) for j in range(1, 13)] == ["lockstep"] * 9 + ["compiled"] * 3
+    assert {GopsConfig(9, strategies="none").kernel(j) for j in range(1, 10)} == \
+        {"lockstep"}
+    assert {GopsConfig(7, strategies="none").kernel(j) for j in range(1, 8)} == {"lanes"}
 
 
 def subgame(*args: str, importtime: bool = False) -> subprocess.CompletedProcess:

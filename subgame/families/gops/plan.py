@@ -157,15 +157,19 @@ class GopsConfig(ComputationConfig):
     def level_shards(self, j: int) -> int:
         return -(-comb(self.cards, j) // self.shard_rows(j, stored_pattern_count(self.cards, j)))
 
-    def kernel(self) -> str:
-        """'lanes' (numpy, game/lanes.py) for a run of at most LANE_GAMES[objective] matrix
-        games, else 'compiled' (numba).  A function of the configuration alone, so that every
-        shard of a run, resumed or repaired, is solved by the same kernel."""
-        if self.cards > LANE_MAX_CARDS:
-            return "compiled"
-        games = sum(level_info(self, j, stored_pattern_count(self.cards, j))["matrix_games"]
-                    for j in range(1, self.cards + 1))
-        return "lanes" if games <= LANE_GAMES[self.objective] else "compiled"
+    def kernel(self, j: int) -> str:
+        """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
+        a run of at most LANE_GAMES[objective] matrix games; else 'lockstep' (compiled
+        lanes, game/lockstep.py) at a level that stores no strategies, where it measured
+        1.1-1.3x the warm starts, and 'compiled' (numba, warm starts) at one that does,
+        where the two tie (docs/gops.md, "Compiled lanes").  A function of the
+        configuration and j alone, so that every shard of a level, resumed or repaired, is
+        solved by the same kernel."""
+        if self.cards <= LANE_MAX_CARDS and sum(
+                level_info(self, i, stored_pattern_count(self.cards, i))["matrix_games"]
+                for i in range(1, self.cards + 1)) <= LANE_GAMES[self.objective]:
+            return "lanes"
+        return "compiled" if self.with_strategies(j) else "lockstep"
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
@@ -278,8 +282,9 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     kernel's counts it reports the CPU seconds of this thread for the kernel and for the
     whole shard (reads, layout, writes and compression included), so that `subgame status
     --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
-    --pipeline), and ``lane_shards`` 1 where the numpy lane kernel solved it (a small run,
-    ``GopsConfig.kernel``), 0 where numba's did."""
+    --pipeline), and which kernel solved it (``GopsConfig.kernel``): ``lane_shards`` 1
+    where numpy's lanes did (a small run), ``lockstep_shards`` 1 where the compiled lanes
+    did (a level without strategies), both 0 where numba's warm starts did."""
     shard_start = time.thread_time()
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
@@ -295,7 +300,7 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         prev = store.array(f"j{j - 1}/values").oindex[ranks]
     else:
         ranks, prev = None, level_zero(config.objective)
-    kernel = config.kernel()
+    kernel = config.kernel(j)
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
                               config.with_upcard_values(j), ranks, kernel=kernel)
@@ -309,6 +314,6 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
             "guessed": result.guessed, "max_gap": result.max_gap,
-            "lane_shards": int(kernel == "lanes"),
+            "lane_shards": int(kernel == "lanes"), "lockstep_shards": int(kernel == "lockstep"),
             "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
             "shard_cpu_seconds": round(time.thread_time() - shard_start, 4)}

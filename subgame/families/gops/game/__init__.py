@@ -4,6 +4,8 @@ cards        prize decks as ranks in the combinatorial number system
 patterns     interleaving patterns of the two hands, swaps, children
 matrix_game  compiled value and optimal strategies of a small matrix game
 level        a level's layout, its shards and the compiled shard kernel (points and win)
+lanes        the shard kernel on numpy, games side by side (small runs: no numba)
+lockstep     the shard kernel on compiled lanes, pivots in lockstep (not the default)
 query        explicit card sets <-> stored entries
 evaluate     policies evaluated exactly against a stored strategy, and their best response
 """

@@ -294,13 +294,22 @@ def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
         if with_strategies:
             strat_one[r, at, p, k] = x.T
             strat_two[r, at, p, k] = y.T
-    values[:] = _sequential_sum(np.moveaxis(per_game, 3, 0)) / j
+    finish_rows(decks, reach, per_game, values, upcard_values, strat_one, strat_two,
+                with_strategies, with_upcard_values)
+    stats[:5] = games, saddles, pivots, max_gap, 0
+    return 0
+
+
+def finish_rows(decks, reach, per_game, values, upcard_values, strat_one, strat_two,
+                with_strategies, with_upcard_values):
+    """values (and upcard_values) from per_game[r, d + diff_max, p, k], the f_k (0 for
+    V = Y at d = 0), summed over k in order as ``_solve_rows`` does; then the cells beyond
+    reach."""
+    values[:] = _sequential_sum(np.moveaxis(per_game, 3, 0)) / decks.shape[1]
     if with_upcard_values:
         upcard_values[:] = per_game
     _fill_beyond_reach(decks, reach, values, upcard_values, strat_one, strat_two,
                        with_strategies, with_upcard_values)
-    stats[:5] = games, saddles, pivots, max_gap, 0
-    return 0
 
 
 def _fill_beyond_reach(decks, reach, values, upcard_values, strat_one, strat_two,

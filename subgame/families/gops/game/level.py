@@ -38,13 +38,15 @@ from typing import Iterator
 
 import numpy as np
 
-from . import cards, lanes, patterns
 from subgame.jit import njit
+
+from . import cards, lanes, lockstep, patterns
 from .matrix_game import solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
 OBJECTIVES = ("points", "win")
-KERNELS = ("compiled", "lanes")  # numba's loop (_solve_rows) or numpy's lanes (lanes.py)
+# numba's loop (_solve_rows), numpy's lanes (lanes.py) or numba's lanes (lockstep.py)
+KERNELS = ("compiled", "lanes", "lockstep")
 
 
 @dataclass(frozen=True, eq=False)
@@ -367,7 +369,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     every game from the slack basis (the same values within the certified gaps; the
     strategies may be other optimal ones where a game has several).  The compiled kernel
     releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
-    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``).
+    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
+    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -399,7 +402,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif (lanes.solve_rows(*rows) if kernel == "lanes" else _solve_rows(*rows, warm_start)) < 0:
+    elif (lanes.solve_rows(*rows) if kernel == "lanes" else lockstep.solve_rows(*rows)
+          if kernel == "lockstep" else _solve_rows(*rows, warm_start)) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "

@@ -88,6 +88,24 @@ def _pivot(tab, m, n, r, s):
             tab[i, s] = -f * p
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _entering(tab, m, n, col_var, bland):
+    """The entering column (-1: optimal): Dantzig's, the largest reduced cost above _TOL,
+    or Bland's, the smallest label among those above _TOL."""
+    s = -1
+    if bland:
+        for c in range(n):
+            if tab[m, c] > _TOL and (s < 0 or col_var[c] < col_var[s]):
+                s = c
+    else:
+        best = _TOL
+        for c in range(n):
+            if tab[m, c] > best:
+                best = tab[m, c]
+                s = c
+    return s
+
+
 @njit(cache=True, nogil=True)
 def _simplex(tab, m, n, row_var, col_var, first):
     """Run the simplex method to optimality, column ``first`` entering first; return the
@@ -99,17 +117,7 @@ def _simplex(tab, m, n, row_var, col_var, first):
     bland = False
     stall = 0
     for pivots in range(_MAX_PIVOTS):
-        s = first if pivots == 0 else -1
-        if s < 0 and bland:
-            for c in range(n):
-                if tab[m, c] > _TOL and (s < 0 or col_var[c] < col_var[s]):
-                    s = c
-        elif s < 0:  # Dantzig: the largest reduced cost above _TOL
-            best = _TOL
-            for c in range(n):
-                if tab[m, c] > best:
-                    best = tab[m, c]
-                    s = c
+        s = first if pivots == 0 else _entering(tab, m, n, col_var, bland)
         if s < 0:
             return pivots
         r = _ratio_test(tab, m, n, s, row_var, bland)
@@ -406,22 +414,12 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
     return value, gap, pivots
 
 
-@njit(cache=True, nogil=True)
-def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
-    """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots, guessed).
-
-    tab ((m+1) x (n+1) or larger), row_var (m), col_var (n) are scratch space; pivots is 0
-    for a saddle point and for a game solved by its guessed support, -1 if the simplex
-    method failed (value NaN).
-
-    support (int64, 1 + 2 min(m, n) or more) is a guessed optimal basis on entry and the
-    basis found on return: k = support[0] tight rows support[1:k+1] and basic columns
-    support[k+1:2k+1] (k = 0: no guess).  A guess is taken when the strategies solved on
-    it (``_square_solution``) certify as tightly as the simplex method's must
-    (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
-    A saddle point leaves the guess as it was.
-    """
-    for c in range(n):  # one pass; y and x hold the column maxima and row minima
+@njit(cache=True, nogil=True, inline="always")
+def _saddle_check(X, m, n, x, y):
+    """(max_i min_l X, min_l max_i X, min X, max X, the first maximin row, the first minimax
+    column) in one pass (x and y hold the row minima and column maxima, then zeros): a pure
+    saddle point when the first two meet up to rounding."""
+    for c in range(n):
         y[c] = X[0, c]
     for i in range(m):
         row_min = X[i, 0]
@@ -443,6 +441,25 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
             minimax, best_col = y[c], c
     x[:m] = 0.0
     y[:n] = 0.0
+    return maximin, minimax, lo, hi, best_row, best_col
+
+
+@njit(cache=True, nogil=True)
+def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
+    """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots, guessed).
+
+    tab ((m+1) x (n+1) or larger), row_var (m), col_var (n) are scratch space; pivots is 0
+    for a saddle point and for a game solved by its guessed support, -1 if the simplex
+    method failed (value NaN).
+
+    support (int64, 1 + 2 min(m, n) or more) is a guessed optimal basis on entry and the
+    basis found on return: k = support[0] tight rows support[1:k+1] and basic columns
+    support[k+1:2k+1] (k = 0: no guess).  A guess is taken when the strategies solved on
+    it (``_square_solution``) certify as tightly as the simplex method's must
+    (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
+    A saddle point leaves the guess as it was.
+    """
+    maximin, minimax, lo, hi, best_row, best_col = _saddle_check(X, m, n, x, y)
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding
         x[best_row] = 1.0
         y[best_col] = 1.0
