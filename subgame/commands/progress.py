@@ -20,8 +20,10 @@ class ProgressDisplay(RunListener):
     progress: Progress | None = None
 
     def run_started(self, computation: str, steps: int, steps_done: int) -> None:
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+        # Plain text, not markup: a computation's name is no rich markup (nor emoji code).
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("eta", markup=False),
                                  TimeRemainingColumn(), transient=False)
         self.progress.start()
         self.steps = self.progress.add_task(f"{computation} steps", total=steps,
