@@ -328,10 +328,17 @@ def test_quit_new_game_and_end_of_input(store):
 
 
 def test_ctrl_c_says_the_game_cannot_resume(store):
-    """A real process at its prompt, sent SIGINT: one honest line, exit status 130."""
-    game = subprocess.Popen([sys.executable, "-m", "subgame.cli", "gops", "play", "--cards",
-                             str(N), "--store", store], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """A real process at its prompt, sent SIGINT: one honest line, exit status 130.  It
+    starts as a terminal's foreground job does, with Ctrl-C's default disposition: a suite
+    launched in the background (`pytest &` from a script) ignores SIGINT, and a process
+    inherits that."""
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        game = subprocess.Popen([sys.executable, "-m", "subgame.cli", "gops", "play",
+                                 "--cards", str(N), "--store", store], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     try:
         for line in game.stdout:
             if "Your bid?" in line:
@@ -343,7 +350,7 @@ def test_ctrl_c_says_the_game_cannot_resume(store):
         err = game.stderr.read()
     finally:
         game.kill()
-    assert game.returncode == 130
+    assert game.returncode == 130, err
     assert err.strip().splitlines() == ["interrupted: the game is abandoned and cannot be "
                                         "resumed (nothing is stored); `subgame gops play` "
                                         "starts a new one"]
