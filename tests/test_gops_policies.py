@@ -344,8 +344,8 @@ def test_ctrl_c_says_the_game_cannot_resume(store):
             if "Your bid?" in line:
                 break
         game.send_signal(signal.SIGINT)
-        # stdin stays open until the game exits (communicate() would close it, and a busy
-        # machine can let the game read that end of input before it handles the signal)
+        # stdin stays open until the game exits (communicate() would close it): a game that
+        # did not take the signal then fails here as such, not as an end of its input
         game.wait(timeout=120)
         err = game.stderr.read()
     finally:
