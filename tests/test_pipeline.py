@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ from subgame.cli import build_app
 from subgame.engine import run_computation
 from subgame.errors import StoreLocked
 from subgame.options import RunOptions
-from subgame.plan import ShardTask
+from subgame.plan import ArraySpec, ShardTask
 from subgame.storage import ComputationStore
 from subgame.storage.lock import StoreLock
 from tests.store_compare import assert_stores_equal
@@ -121,3 +122,20 @@ def test_a_family_registered_from_outside_gets_every_verb(tmp_path):
     (toy,) = status["computations"]
     assert toy["family"] == "toy" and toy["steps_finished"] == toy["steps_total"] == 4
     assert [step["stage"] for step in toy["steps"]] == ["sums"] * 3 + ["distinct"]
+
+
+def _ramp() -> np.ndarray:
+    return np.arange(6)
+
+
+def test_a_constant_array_made_again_in_another_layout_gets_its_data_again(tmp_path):
+    """A constant array whose chunks change is created afresh; its data is written again,
+    although the computation records it as written (``constants_done``)."""
+    url = str(tmp_path / "s.zarr")
+    store = ComputationStore.create(url, "toy/c", "toy", {"n": 1}, {})
+    spec = ArraySpec("c", (6,), (2,), "int64", ("i",), constant=_ramp)
+    store.ensure_arrays([spec])
+    store.ensure_arrays([replace(spec, chunks=(3,))])
+    array = zarr.open_group(url, mode="r")["toy/c/c"]
+    assert array.chunks == (3,)
+    np.testing.assert_array_equal(array[:], np.arange(6))

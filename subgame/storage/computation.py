@@ -129,20 +129,21 @@ class ComputationStore:
         absent, constants, recreated = [], [], []
         for spec in specs:
             before = present.get(spec.path)
-            grown = before is not None and before.shape != spec.shape  # (before resizing it)
             if before is not None and before.chunks != spec.chunks:
                 del self.group[spec.path]  # another layout: the caller reopens its writers
                 if spec.writer is not None:
                     recreated.append(spec)
-            if before is None or before.chunks != spec.chunks:
+            # (grown: compared before resizing; a recreated array holds no data yet)
+            fresh = before is None or before.chunks != spec.chunks
+            grown = not fresh and before.shape != spec.shape
+            if fresh:
                 absent.append(spec)
             else:
-                if before.shape != spec.shape:
+                if grown:
                     before.resize(spec.shape)
                 if dict(before.attrs) != array_attrs(spec):
                     before.attrs.put(array_attrs(spec))
-            if spec.constant is not None and (spec.path not in written or before is None
-                                              or grown):
+            if spec.constant is not None and (spec.path not in written or fresh or grown):
                 constants.append(spec)
         create_arrays(self.group, absent, present, constants)
         if constants:
