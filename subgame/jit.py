@@ -53,6 +53,8 @@ def njit(*args, **options):
     """``@njit``, ``@njit(cache=True, ...)``: as numba's, compiled on first use."""
     if args and callable(args[0]) and not options:
         return njit()(args[0])
+    if args:  # a signature would be dropped: compilation here is always lazy
+        raise TypeError("subgame.jit.njit takes no signature, only numba's options")
 
     def defer(func: Callable):
         if _ready:  # numba is loaded already: compile as numba would

@@ -314,8 +314,8 @@ def finish_rows(decks, reach, per_game, values, upcard_values, strat_one, strat_
 
 def _fill_beyond_reach(decks, reach, values, upcard_values, strat_one, strat_two,
                        with_strategies, with_upcard_values):
-    """Win only: cells with |d| > reach(P): saturated (|d| > sum(P)) f = f_k = sign(d) with
-    uniform bids, unreachable NaN (bids stay zero)."""
+    """Cells with |d| > reach(P) (win only; under points there are none): saturated
+    (|d| > sum(P)) f = f_k = sign(d) with uniform bids, unreachable NaN (bids stay zero)."""
     diff_max = (values.shape[1] - 1) // 2
     j = decks.shape[1]
     d = np.arange(-diff_max, diff_max + 1)

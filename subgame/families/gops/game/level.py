@@ -402,8 +402,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif (lanes.solve_rows(*rows) if kernel == "lanes" else lockstep.solve_rows(*rows)
-          if kernel == "lockstep" else _solve_rows(*rows, warm_start)) < 0:
+    elif ({"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows)
+          if kernel != "compiled" else _solve_rows(*rows, warm_start)) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "

@@ -21,8 +21,9 @@ game whose tableau strategies certify no better than _REFINE (max X - min X), or
 simplex run fails, is solved afresh by ``solve_into``, which then re-solves it on its basis
 and refines it as always (about 3 games in 1e5).
 
-Not the pipeline's kernel: at N = 11 it is 1.2-1.4x the slack-basis kernel but level with
-the warm starts (docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
+The pipeline's kernel for the levels that store no strategies (``GopsConfig.kernel``): at
+N = 11 it measured 1.1-1.4x the warm starts there, and only level with them where
+strategies are kept (docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from . import level as _level  # the payoff builders; level imports this module'
 from .matrix_game import (_MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _certify, _saddle_check,
                           _slack_tableau, _tableau_solution, solve_into)
 
-LANES = 64  # games pivoted together: a 11 x 11 tableau of 64 lanes is 62 KiB
+LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
 
 
 @njit(cache=True, nogil=True)
