@@ -28,12 +28,14 @@ pipeline's default) back to back, per level ns/game and pivots/game and their ra
 what a fresh process pays before its first game under each (imports, numba's cache load)
 and the break-even run size (docs/gops.md, "The lane kernel").
 ``--lockstep N [--previous REV] [--highs-games G] [--values-only] [--no-upcard-values]``
-instead solves a shard of each level j >= 4 of N, with strategies (or without them, and
-without upcard values, as a run's lower levels do), with the compiled lane kernel
+instead solves a shard of each level j >= 4 of N, with strategies (``--values-only``:
+without them, as a run's lower levels do; ``--no-upcard-values`` also without the f_k),
+with the compiled lane kernel
 (game/lockstep.py), today's compiled kernel (warm starts and slack basis) and the previous
 release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, the lanes
-against the scalar and SIMD flop bounds and HiGHS on G of the level's games (docs/gops.md,
-"Compiled lanes").
+against the scalar and SIMD flop bounds and HiGHS on G of the level's games (one pass,
+wall time, against the lanes' best CPU time on the same games; docs/gops.md, "Compiled
+lanes").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -259,7 +261,7 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
     header = ["j", "games timed", "pivots/game", "ns/game, lanes", "ns/game, warm",
               "ns/game, slack basis", "ns/game, previous", "previous / lanes",
               "warm / lanes", "lanes x scalar bound", "lanes x SIMD bound",
-              "HiGHS us/game", "HiGHS / lanes", "max |value - HiGHS|"]
+              "HiGHS us/game (wall, 1 pass)", "HiGHS / lanes", "max |value - HiGHS|"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     prev = level_zero()

@@ -7,9 +7,9 @@ alone in this process (after one untimed call that compiles it), and, for GOPS w
 ``--anchor-gops PATH``, the public C++/GLPK solver (matttang27/GOPSsolver, built outside
 the project; `PATH --n N --objective points|win`, run in a temporary folder). Then the
 smallest GOPS job and the README's main job run again on their finished stores. The machine is shared: the load
-average is printed with the figures, and for GOPS the CPU seconds of each (the run with
-what it started, the kernel, the C++ solver; one more run of each), which the others' load
-changes least.
+average is printed with the figures, and for GOPS the CPU seconds (the run with what it
+started and the C++ solver: medians of the ``--repeat`` runs; the kernel: its one timed
+run), which the others' load changes least.
 
     python bench/pipeline.py [--gops 6 7 8 9 10] [--gops-win 6 7 8] [--guess-who 4096]
                              [--anchor-gops /work/cpp/solver/build/cpp_solver]
