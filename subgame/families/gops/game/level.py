@@ -358,7 +358,7 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
                 prev_ranks: np.ndarray | None = None, warm_start: bool = True,
-                kernel: str = "compiled") -> ShardResult:
+                kernel: str = "compiled", map_parts=None) -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
@@ -370,7 +370,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strategies may be other optimal ones where a game has several).  The compiled kernel
     releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
     (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
-    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
+    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results),
+    in parts given to ``map_parts`` (``lockstep.solve_rows``; e.g. threads) when given.
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -402,8 +403,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif ({"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows)
-          if kernel != "compiled" else _solve_rows(*rows, warm_start)) < 0:
+    elif ({"compiled": lambda: _solve_rows(*rows, warm_start),
+           "lanes": lambda: lanes.solve_rows(*rows),
+           "lockstep": lambda: lockstep.solve_rows(*rows, map_parts)}[kernel]()) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "

@@ -38,6 +38,9 @@ from .matrix_game import (_MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _certify, _s
                           _slack_tableau, _tableau_solution, solve_into)
 
 LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
+# Games a part of a shard (solve_rows): 0.05-0.15 s of work at N = 11, so that the parts of a
+# level's last shard share out over the cores, each a few lanes' worth of queue
+PART_GAMES = 1 << 17
 
 
 @njit(cache=True, nogil=True)
@@ -266,19 +269,36 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
 
 def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                with_strategies, with_upcard_values, values, upcard_values, strat_one,
-               strat_two, stats):
+               strat_two, stats, map_parts=None):
     """``level._solve_rows`` without warm starts, on compiled lanes: fills values,
     upcard_values, the strategies and stats (guessed = 0) in place; returns 0, or -1 if a
-    game's simplex method failed."""
+    game's simplex method failed.  A game's result does not depend on the games beside it,
+    so the shard's games are solved in parts of PART_GAMES, each writing its own games'
+    entries: through ``map_parts(solve_part, parts)`` (threads, say; ``_solve_games``
+    releases the GIL) when given, else one after another; the same bits either way."""
     j = decks.shape[1]
     rows, ups, diffs, pats = lanes.game_index(reach, j, child.shape[0], symmetric,
                                               with_strategies)
     per_game = np.zeros((decks.shape[0], values.shape[1], child.shape[0], j))
+
+    def solve_part(part):
+        counts = np.zeros(4)  # games, saddles, pivots, max_gap
+        failed = _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win,
+                              prev, rows[part], ups[part], diffs[part], pats[part],
+                              np.empty((0, j, j)), with_strategies, per_game, strat_one,
+                              strat_two, counts, LANES) < 0
+        return failed, counts
+
+    parts = [slice(start, start + PART_GAMES) for start in range(0, rows.size, PART_GAMES)]
+    solved = (map_parts(solve_part, parts) if map_parts is not None
+              else [solve_part(part) for part in parts])
     stats[:] = 0.0
-    if _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev, rows,
-                    ups, diffs, pats, np.empty((0, j, j)), with_strategies, per_game,
-                    strat_one, strat_two, stats, LANES) < 0:
+    if any(failed for failed, _ in solved):
         return -1
+    if solved:
+        counts = np.array([part_counts for _, part_counts in solved])
+        stats[:3] = counts[:, :3].sum(axis=0)
+        stats[3] = counts[:, 3].max()
     lanes.finish_rows(decks, reach, per_game, values, upcard_values, strat_one, strat_two,
                       with_strategies, with_upcard_values)
     return 0
