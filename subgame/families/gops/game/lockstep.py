@@ -11,7 +11,9 @@ over every lane, ``tab[i, c, l] -= factor[i, l] * pivot_row[c, l]``, whose inner
 runs over contiguous lanes and is vectorised (AVX-512: 8 lanes an instruction), also
 writes the pivot row and column as ``_pivot`` leaves them.  A lane whose tableau is optimal
 is read off (``_tableau_solution``), certified, and refilled at once from the queue of
-games, so every lane stays busy until the queue runs dry.
+games, so every lane stays busy until the queue runs dry.  A lane's game and tableau are
+read and written by index, never through views of them (each costs numba two atomic
+reference counts: they were 29 % of the kernel's time).
 
 Same arithmetic, same answers: each lane's operations are ``_pivot``'s in the same order
 (no fused multiply-add: numba compiles without fastmath), so a game's value, strategies,
@@ -33,9 +35,7 @@ import numpy as np
 from subgame.jit import njit
 
 from . import lanes
-from . import level as _level  # the payoff builders; level imports this module's driver
-from .matrix_game import (_MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _certify, _saddle_check,
-                          _slack_tableau, _tableau_solution, solve_into)
+from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, solve_into
 
 LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
 # Games a part of a shard (solve_rows): 0.05-0.15 s of work at N = 11, so that the parts of a
@@ -69,7 +69,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
     pivot_row = np.zeros((n + 1, width))  # the scaled pivot row of each lane
     row_var = np.zeros((m, width), np.int64)
     col_var = np.zeros((n, width), np.int64)
-    games = np.empty((width, j, j))  # each lane's payoff matrix
+    games = np.empty((width, j, j))  # each lane's payoff matrix, games[lane, i, c]
     game = np.full(width, -1)  # the game in each lane, -1: none
     low = np.empty(width)  # min X and max X of each lane's game
     high = np.empty(width)
@@ -137,24 +137,79 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                     g = queued
                     queued += 1
                     r, k, d, p = rows[g], ups[g], diffs[g], pats[g]
-                    X = games[lane]
+                    # The lane's game, its saddle check, its slack tableau and (below) its
+                    # read-off and certificate are level._payoff_points / _payoff_win,
+                    # _saddle_check, _slack_tableau, _tableau_solution and _certify, the
+                    # same operations in the same order, written out on the lane's own
+                    # entries: views of them (games[lane], tab[:, :, lane]) and the calls
+                    # that take them cost numba two atomic reference counts each, which
+                    # were 29 % of this kernel's time (docs/gops.md, "Compiled lanes").
                     card = np.int64(decks[r, k])
+                    at_prev = drop_rank[r, k]
                     if given.shape[0]:
-                        X[:] = given[g]
+                        for i in range(m):
+                            for c in range(n):
+                                games[lane, i, c] = given[g, i, c]
                     elif win:
-                        _level._payoff_win(X, p, card, d, prev[drop_rank[r, k]],
-                                           prev_diff_max, prizes[r] - card, child,
-                                           child_sign, duel)
+                        prize = card
+                        prizes_left = prizes[r] - card
+                        for i in range(j):
+                            for l in range(j):
+                                after = d + duel[p, i, l] * prize
+                                if after > prizes_left:
+                                    games[lane, i, l] = 1.0
+                                elif after < -prizes_left:
+                                    games[lane, i, l] = -1.0
+                                elif child_sign[p, i, l] < 0:
+                                    games[lane, i, l] = -prev[at_prev, prev_diff_max - after,
+                                                              child[p, i, l]]
+                                else:
+                                    games[lane, i, l] = prev[at_prev, prev_diff_max + after,
+                                                             child[p, i, l]]
                     else:
-                        _level._payoff_points(X, p, float(card), prev[drop_rank[r, k]][0],
-                                              child, child_sign, duel)
-                    maximin, minimax, lo, hi, best_row, best_col = _saddle_check(X, m, n,
-                                                                                 x, y)
+                        prize = float(card)
+                        for i in range(j):
+                            for l in range(j):
+                                games[lane, i, l] = (
+                                    duel[p, i, l] * prize
+                                    + child_sign[p, i, l] * prev[at_prev, 0, child[p, i, l]])
+                    for c in range(n):
+                        y[c] = games[lane, 0, c]
+                    for i in range(m):
+                        row_min = games[lane, i, 0]
+                        for c in range(n):
+                            row_min = min(row_min, games[lane, i, c])
+                            y[c] = max(y[c], games[lane, i, c])
+                        x[i] = row_min
+                    lo = maximin = x[0]
+                    best_row = 0
+                    for i in range(1, m):
+                        lo = min(lo, x[i])
+                        if x[i] > maximin:
+                            maximin, best_row = x[i], i
+                    hi = minimax = y[0]
+                    best_col = 0
+                    for c in range(1, n):
+                        hi = max(hi, y[c])
+                        if y[c] < minimax:
+                            minimax, best_col = y[c], c
+                    for i in range(m):
+                        x[i] = 0.0
+                    for c in range(n):
+                        y[c] = 0.0
                     if not minimax - maximin <= 1e-13 * (hi - lo):  # as solve_into
                         game[lane] = g
                         low[lane], high[lane] = lo, hi
-                        _slack_tableau(X, m, n, lo, 1.0 / (hi - lo), tab[:, :, lane],
-                                       row_var[:, lane], col_var[:, lane])
+                        scaling = 1.0 / (hi - lo)
+                        for i in range(m):
+                            for c in range(n):
+                                tab[i, c, lane] = (games[lane, i, c] - lo) * scaling + 1.0
+                            tab[i, n, lane] = 1.0
+                            row_var[i, lane] = n + i
+                        for c in range(n):
+                            tab[m, c, lane] = 1.0
+                            col_var[c, lane] = c
+                        tab[m, n, lane] = 0.0
                         steps[lane] = stall[lane] = 0
                         bland[lane] = False
                         enter[lane] = label[lane] = best_col  # w_best_col, as labelled
@@ -165,18 +220,45 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                     value, gap = 0.5 * (maximin + minimax), minimax - maximin
                     saddles += 1
                 else:
-                    x[:] = 0.0
-                    y[:] = 0.0
-                    X = games[lane]
+                    for i in range(m):
+                        x[i] = 0.0
+                    for c in range(n):
+                        y[c] = 0.0
                     ok = False
                     if enter[lane] < 0 and steps[lane] < _MAX_PIVOTS:  # read off, certify
-                        _tableau_solution(m, n, tab[:, :, lane], row_var[:, lane],
-                                          col_var[:, lane], x, y)
-                        value, gap = _certify(X, m, n, x, y)
+                        for i in range(m):
+                            if row_var[i, lane] < n:
+                                y[row_var[i, lane]] = max(tab[i, n, lane], 0.0)
+                        for c in range(n):
+                            if col_var[c, lane] >= n:
+                                x[col_var[c, lane] - n] = max(-tab[m, c, lane], 0.0)
+                        total = 0.0
+                        for i in range(m):
+                            total += x[i]
+                        for i in range(m):
+                            x[i] /= total
+                        total = 0.0
+                        for c in range(n):
+                            total += y[c]
+                        for c in range(n):
+                            y[c] /= total
+                        cert_lo = np.inf
+                        for c in range(n):
+                            t = 0.0
+                            for i in range(m):
+                                t += x[i] * games[lane, i, c]
+                            cert_lo = min(cert_lo, t)
+                        cert_hi = -np.inf
+                        for i in range(m):
+                            t = 0.0
+                            for c in range(n):
+                                t += games[lane, i, c] * y[c]
+                            cert_hi = max(cert_hi, t)
+                        value, gap = 0.5 * (cert_lo + cert_hi), cert_hi - cert_lo
                         ok = abs(gap) <= _REFINE * (high[lane] - low[lane])
                     if not ok:  # afresh, re-solved on its basis and refined as always
                         support[0] = 0
-                        value, gap, done, _ = solve_into(X, m, n, tab_one, rows_one,
+                        value, gap, done, _ = solve_into(games[lane], m, n, tab_one, rows_one,
                                                          cols_one, x, y, support)
                         if done < 0:
                             return -1
@@ -290,8 +372,8 @@ def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
         return failed, counts
 
     parts = [slice(start, start + PART_GAMES) for start in range(0, rows.size, PART_GAMES)]
-    solved = (map_parts(solve_part, parts) if map_parts is not None
-              else [solve_part(part) for part in parts])
+    solved = (map_parts or (lambda solve, each: [solve(part) for part in each]))(
+        solve_part, parts)
     stats[:] = 0.0
     if any(failed for failed, _ in solved):
         return -1
