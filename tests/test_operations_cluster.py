@@ -4,6 +4,7 @@ killed mid-level, and the cluster profiles."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 
 import numpy as np
@@ -99,3 +100,22 @@ def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
         assert f"--lifetime {profile.lifetime.lifetime}" in script
         assert f"--lifetime-stagger {profile.lifetime.stagger}" in script
         assert profile.options["walltime"] in script
+
+
+def test_a_local_clusters_workers_keep_freed_memory_for_their_next_shards():
+    """Dask's default MALLOC_TRIM_THRESHOLD_ turns glibc's dynamic mmap threshold off (every
+    allocation over 128 KiB a fresh mapping, its pages faulted in again); the local
+    profile's workers start with heap allocations up to 32 MiB and 256 MiB of freed heap
+    kept, and the driver's own settings are left as they were."""
+    import dask
+
+    before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    running = resolve_profile(None, None, 1).start()
+    try:
+        environ = running.client.run(lambda: {name: os.environ.get(name) for name in (
+            "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")})
+    finally:
+        running.close()
+    assert list(environ.values()) == [{"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
+                                       "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}]
+    assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before

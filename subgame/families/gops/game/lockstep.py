@@ -24,8 +24,8 @@ simplex run fails, is solved afresh by ``solve_into``, which then re-solves it o
 and refines it as always (about 3 games in 1e5).
 
 The pipeline's kernel for the levels that store no strategies (``GopsConfig.kernel``): at
-N = 11 it measured 1.1-1.4x the warm starts there, and only level with them where
-strategies are kept (docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
+N = 11 it measured 1.4-1.8x the previous release's kernel and 1.2-1.9x the warm starts
+(docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from subgame.jit import njit
 
 from . import lanes
-from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, solve_into
+from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _saddle_check, solve_into
 
 LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
 # Games a part of a shard (solve_rows): 0.05-0.15 s of work at N = 11, so that the parts of a
@@ -69,7 +69,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
     pivot_row = np.zeros((n + 1, width))  # the scaled pivot row of each lane
     row_var = np.zeros((m, width), np.int64)
     col_var = np.zeros((n, width), np.int64)
-    games = np.empty((width, j, j))  # each lane's payoff matrix, games[lane, i, c]
+    games = np.empty((width * j, j))  # the lanes' payoff matrices: lane's from row lane * j
     game = np.full(width, -1)  # the game in each lane, -1: none
     low = np.empty(width)  # min X and max X of each lane's game
     high = np.empty(width)
@@ -137,19 +137,21 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                     g = queued
                     queued += 1
                     r, k, d, p = rows[g], ups[g], diffs[g], pats[g]
-                    # The lane's game, its saddle check, its slack tableau and (below) its
-                    # read-off and certificate are level._payoff_points / _payoff_win,
-                    # _saddle_check, _slack_tableau, _tableau_solution and _certify, the
-                    # same operations in the same order, written out on the lane's own
-                    # entries: views of them (games[lane], tab[:, :, lane]) and the calls
-                    # that take them cost numba two atomic reference counts each, which
-                    # were 29 % of this kernel's time (docs/gops.md, "Compiled lanes").
+                    # The lane's game, its slack tableau and (below) its read-off and
+                    # certificate are level._payoff_points / _payoff_win, _slack_tableau,
+                    # _tableau_solution and _certify, the same operations in the same
+                    # order, written out on the lane's own entries: views of them
+                    # (games[lane], tab[:, :, lane]) and the calls that take them cost
+                    # numba two atomic reference counts each, which were 29 % of this
+                    # kernel's time (docs/gops.md, "Compiled lanes").  The saddle check
+                    # takes the stacked games and the lane's first row.
+                    base = lane * j
                     card = np.int64(decks[r, k])
                     at_prev = drop_rank[r, k]
                     if given.shape[0]:
                         for i in range(m):
                             for c in range(n):
-                                games[lane, i, c] = given[g, i, c]
+                                games[base + i, c] = given[g, i, c]
                     elif win:
                         prize = card
                         prizes_left = prizes[r] - card
@@ -157,53 +159,31 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                             for l in range(j):
                                 after = d + duel[p, i, l] * prize
                                 if after > prizes_left:
-                                    games[lane, i, l] = 1.0
+                                    games[base + i, l] = 1.0
                                 elif after < -prizes_left:
-                                    games[lane, i, l] = -1.0
+                                    games[base + i, l] = -1.0
                                 elif child_sign[p, i, l] < 0:
-                                    games[lane, i, l] = -prev[at_prev, prev_diff_max - after,
+                                    games[base + i, l] = -prev[at_prev, prev_diff_max - after,
                                                               child[p, i, l]]
                                 else:
-                                    games[lane, i, l] = prev[at_prev, prev_diff_max + after,
+                                    games[base + i, l] = prev[at_prev, prev_diff_max + after,
                                                              child[p, i, l]]
                     else:
                         prize = float(card)
                         for i in range(j):
                             for l in range(j):
-                                games[lane, i, l] = (
+                                games[base + i, l] = (
                                     duel[p, i, l] * prize
                                     + child_sign[p, i, l] * prev[at_prev, 0, child[p, i, l]])
-                    for c in range(n):
-                        y[c] = games[lane, 0, c]
-                    for i in range(m):
-                        row_min = games[lane, i, 0]
-                        for c in range(n):
-                            row_min = min(row_min, games[lane, i, c])
-                            y[c] = max(y[c], games[lane, i, c])
-                        x[i] = row_min
-                    lo = maximin = x[0]
-                    best_row = 0
-                    for i in range(1, m):
-                        lo = min(lo, x[i])
-                        if x[i] > maximin:
-                            maximin, best_row = x[i], i
-                    hi = minimax = y[0]
-                    best_col = 0
-                    for c in range(1, n):
-                        hi = max(hi, y[c])
-                        if y[c] < minimax:
-                            minimax, best_col = y[c], c
-                    for i in range(m):
-                        x[i] = 0.0
-                    for c in range(n):
-                        y[c] = 0.0
+                    maximin, minimax, lo, hi, best_row, best_col = _saddle_check(
+                        games, m, n, x, y, base)
                     if not minimax - maximin <= 1e-13 * (hi - lo):  # as solve_into
                         game[lane] = g
                         low[lane], high[lane] = lo, hi
                         scaling = 1.0 / (hi - lo)
                         for i in range(m):
                             for c in range(n):
-                                tab[i, c, lane] = (games[lane, i, c] - lo) * scaling + 1.0
+                                tab[i, c, lane] = (games[base + i, c] - lo) * scaling + 1.0
                             tab[i, n, lane] = 1.0
                             row_var[i, lane] = n + i
                         for c in range(n):
@@ -224,6 +204,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                         x[i] = 0.0
                     for c in range(n):
                         y[c] = 0.0
+                    base = lane * j
                     ok = False
                     if enter[lane] < 0 and steps[lane] < _MAX_PIVOTS:  # read off, certify
                         for i in range(m):
@@ -246,20 +227,20 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                         for c in range(n):
                             t = 0.0
                             for i in range(m):
-                                t += x[i] * games[lane, i, c]
+                                t += x[i] * games[base + i, c]
                             cert_lo = min(cert_lo, t)
                         cert_hi = -np.inf
                         for i in range(m):
                             t = 0.0
                             for c in range(n):
-                                t += games[lane, i, c] * y[c]
+                                t += games[base + i, c] * y[c]
                             cert_hi = max(cert_hi, t)
                         value, gap = 0.5 * (cert_lo + cert_hi), cert_hi - cert_lo
                         ok = abs(gap) <= _REFINE * (high[lane] - low[lane])
                     if not ok:  # afresh, re-solved on its basis and refined as always
                         support[0] = 0
-                        value, gap, done, _ = solve_into(games[lane], m, n, tab_one, rows_one,
-                                                         cols_one, x, y, support)
+                        value, gap, done, _ = solve_into(games[base:base + m], m, n, tab_one,
+                                                         rows_one, cols_one, x, y, support)
                         if done < 0:
                             return -1
                         steps[lane] = done

@@ -415,17 +415,18 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _saddle_check(X, m, n, x, y):
+def _saddle_check(X, m, n, x, y, base=0):
     """(max_i min_l X, min_l max_i X, min X, max X, the first maximin row, the first minimax
     column) in one pass (x and y hold the row minima and column maxima, then zeros): a pure
-    saddle point when the first two meet up to rounding."""
+    saddle point when the first two meet up to rounding.  The game is X's rows base..base+m-1
+    (``lockstep`` stacks its lanes' games in one array)."""
     for c in range(n):
-        y[c] = X[0, c]
+        y[c] = X[base, c]
     for i in range(m):
-        row_min = X[i, 0]
+        row_min = X[base + i, 0]
         for c in range(n):
-            row_min = min(row_min, X[i, c])
-            y[c] = max(y[c], X[i, c])
+            row_min = min(row_min, X[base + i, c])
+            y[c] = max(y[c], X[base + i, c])
         x[i] = row_min
     lo = maximin = x[0]
     best_row = 0
@@ -439,8 +440,10 @@ def _saddle_check(X, m, n, x, y):
         hi = max(hi, y[c])
         if y[c] < minimax:
             minimax, best_col = y[c], c
-    x[:m] = 0.0
-    y[:n] = 0.0
+    for i in range(m):  # loops, not x[:m] = 0.0: a slice is a view, reference-counted
+        x[i] = 0.0
+    for c in range(n):
+        y[c] = 0.0
     return maximin, minimax, lo, hi, best_row, best_col
 
 
