@@ -13,6 +13,7 @@ import importlib
 import os
 import shutil
 import socket
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -39,8 +40,8 @@ DEFAULT_CONNECT_TIMEOUT = "30s"
 # in again: GOPS N = 13 took 24 million minor faults, 120 s of system time.  Allocations up
 # to glibc's largest threshold (32 MiB) come from the heap instead, and up to 256 MiB of
 # freed heap stays with the worker.
-LOCAL_WORKER_MALLOC = {"distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 1 << 25,
-                       "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 1 << 28}
+LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
+                       "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
 
 
 class ClusterUnavailable(SubgameError):
@@ -171,12 +172,11 @@ class ClusterProfile:
     def _make_cluster(self):
         """The cluster object (no workers asked for yet, except a local one's)."""
         if self.kind == "local":
-            import dask
             from distributed import LocalCluster
 
             # A compiled kernel that runs its own thread pool (numba prange) must use only
             # the worker's share of the cores, or the workers oversubscribe the machine.
-            with silent_children(), dask.config.set(LOCAL_WORKER_MALLOC):
+            with silent_children(), _local_worker_malloc():
                 return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
                                     threads_per_worker=self.threads_per_worker, processes=True,
                                     memory_limit=self.memory_limit or "auto",
@@ -191,6 +191,28 @@ class ClusterProfile:
             return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())
         operator = _optional("dask_kubernetes.operator", "k8s", self.kind)
         return operator.KubeCluster(**{"n_workers": self.workers or 1, **self.options})
+
+
+@contextmanager
+def _local_worker_malloc():
+    """LOCAL_WORKER_MALLOC for the workers started inside: Dask takes a pre-spawn variable
+    from this process's environment before its own configuration, and a cluster started
+    earlier in this process has set Dask's values there, so both are set until the workers
+    have started, then restored."""
+    import dask
+
+    saved = {name: os.environ.get(name) for name in LOCAL_WORKER_MALLOC}
+    os.environ.update(LOCAL_WORKER_MALLOC)
+    try:
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{name}": value
+                              for name, value in LOCAL_WORKER_MALLOC.items()}):
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @dataclass

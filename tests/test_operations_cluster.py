@@ -102,14 +102,17 @@ def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
         assert profile.options["walltime"] in script
 
 
-def test_a_local_clusters_workers_keep_freed_memory_for_their_next_shards():
+def test_a_local_clusters_workers_keep_freed_memory_for_their_next_shards(monkeypatch):
     """Dask's default MALLOC_TRIM_THRESHOLD_ turns glibc's dynamic mmap threshold off (every
     allocation over 128 KiB a fresh mapping, its pages faulted in again); the local
     profile's workers start with heap allocations up to 32 MiB and 256 MiB of freed heap
-    kept, and the driver's own settings are left as they were."""
+    kept, even where this process's environment holds Dask's value, and the driver's own
+    settings are left as they were."""
     import dask
 
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    # as a cluster started earlier in this process leaves it (the session's cluster does)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     running = resolve_profile(None, None, 1).start()
     try:
         environ = running.client.run(lambda: {name: os.environ.get(name) for name in (
@@ -119,3 +122,4 @@ def test_a_local_clusters_workers_keep_freed_memory_for_their_next_shards():
     assert list(environ.values()) == [{"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}]
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"
