@@ -353,8 +353,8 @@ def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
         return failed, counts
 
     parts = [slice(start, start + PART_GAMES) for start in range(0, rows.size, PART_GAMES)]
-    solved = (map_parts or (lambda solve, each: [solve(part) for part in each]))(
-        solve_part, parts)
+    solved = (map_parts(solve_part, parts) if map_parts is not None
+              else [solve_part(part) for part in parts])
     stats[:] = 0.0
     if any(failed for failed, _ in solved):
         return -1
