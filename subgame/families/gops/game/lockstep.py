@@ -173,8 +173,8 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                         for i in range(j):
                             for l in range(j):
                                 games[base + i, l] = (
-                                    duel[p, i, l] * prize
-                                    + child_sign[p, i, l] * prev[at_prev, 0, child[p, i, l]])
+                                    duel[p, i, l] * prize + child_sign[p, i, l]
+                                    * prev[np.uintp(at_prev), 0, np.uintp(child[p, i, l])])
                     maximin, minimax, lo, hi, best_row, best_col = _saddle_check(
                         games, m, n, x, y, base)
                     if not minimax - maximin <= 1e-13 * (hi - lo):  # as solve_into
