@@ -35,7 +35,7 @@ import numpy as np
 from subgame.jit import njit
 
 from . import lanes
-from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, solve_into
+from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _saddle_check, solve_into
 
 LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
 # Games a part of a shard (solve_rows): 0.05-0.15 s of work at N = 11, so that the parts of a
@@ -44,109 +44,8 @@ PART_GAMES = 1 << 17
 
 
 @njit(cache=True, nogil=True)
-def _stage(decks, drop_rank, child_t, sign_t, duel_t, child, child_sign, duel, win, prev,
-           prizes, rows, ups, diffs, pats, given, first, stage, prize, at, row_min,
-           column_max, low, high, maximin, minimax, best_row, best_col):
-    """Stage the games first, first + 1, ... (as many as ``stage`` has columns, fewer at
-    the end of the queue): game first + t's payoff matrix into stage[:, :, t], laid out
-    lanes last, built as ``_solve_rows`` builds it (or taken from given[g]), and its saddle
-    check as ``_saddle_check`` makes it, every operation a loop over the staged games, so
-    that both vectorise: max_i min_l X, min_l max_i X, min X, max X, the first maximin row
-    and the first minimax column of each.  Returns how many were staged.
-
-    child_t, sign_t and duel_t are child, child_sign and duel with the pattern last: the
-    games of one deck row, upcard and difference come pattern after pattern, so that a
-    stage of them reads each table entry's patterns in one contiguous run."""
-    j = stage.shape[0]
-    staged = min(stage.shape[2], rows.size - first)
-    last = first + staged - 1
-    prev_diff_max = (prev.shape[1] - 1) // 2
-    for t in range(staged):
-        g = first + t
-        r, k = rows[g], ups[g]
-        at[t] = drop_rank[r, k]
-        prize[t] = decks[r, k]
-    if given.shape[0]:
-        for t in range(staged):
-            for i in range(j):
-                for l in range(j):
-                    stage[i, l, t] = given[first + t, i, l]
-    elif win:
-        for t in range(staged):
-            g = first + t
-            p = pats[g]
-            card = np.int64(prize[t])
-            left = prizes[rows[g]] - card
-            for i in range(j):
-                for l in range(j):
-                    after = diffs[g] + duel[p, i, l] * card
-                    if after > left:
-                        stage[i, l, t] = 1.0
-                    elif after < -left:
-                        stage[i, l, t] = -1.0
-                    elif child_sign[p, i, l] < 0:
-                        stage[i, l, t] = -prev[at[t], prev_diff_max - after, child[p, i, l]]
-                    else:
-                        stage[i, l, t] = prev[at[t], prev_diff_max + after, child[p, i, l]]
-    elif (rows[last] == rows[first] and ups[last] == ups[first]
-          and diffs[last] == diffs[first] and pats[last] - pats[first] == last - first):
-        # One deck row, upcard and difference, patterns in a run: the tables read
-        # contiguously.  Unsigned indices: numba then adds no wraparound of negative ones,
-        # which would keep the loop scalar.
-        start = np.uintp(pats[first])
-        card = prize[0]
-        block = np.uintp(at[0])
-        for i in range(j):
-            for l in range(j):
-                for t in range(staged):
-                    p = start + np.uintp(t)
-                    stage[i, l, t] = (duel_t[i, l, p] * card + sign_t[i, l, p]
-                                      * prev[block, 0, np.uintp(child_t[i, l, p])])
-    else:
-        for t in range(staged):
-            p = pats[first + t]
-            for i in range(j):
-                for l in range(j):
-                    stage[i, l, t] = (duel[p, i, l] * prize[t] + child_sign[p, i, l]
-                                      * prev[at[t], 0, child[p, i, l]])
-    for c in range(j):
-        for t in range(staged):
-            column_max[c, t] = stage[0, c, t]
-    for i in range(j):
-        for t in range(staged):
-            row_min[t] = stage[i, 0, t]
-        for c in range(j):
-            for t in range(staged):
-                v = stage[i, c, t]
-                row_min[t] = min(row_min[t], v)
-                column_max[c, t] = max(column_max[c, t], v)
-        if i == 0:
-            for t in range(staged):
-                low[t] = maximin[t] = row_min[t]
-                best_row[t] = 0
-        else:
-            for t in range(staged):
-                v = row_min[t]
-                low[t] = min(low[t], v)
-                up = v > maximin[t]
-                maximin[t] = v if up else maximin[t]
-                best_row[t] = i if up else best_row[t]
-    for t in range(staged):
-        high[t] = minimax[t] = column_max[0, t]
-        best_col[t] = 0
-    for c in range(1, j):
-        for t in range(staged):
-            v = column_max[c, t]
-            high[t] = max(high[t], v)
-            down = v < minimax[t]
-            minimax[t] = v if down else minimax[t]
-            best_col[t] = c if down else best_col[t]
-    return staged
-
-
-@njit(cache=True, nogil=True)
-def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, duel_t,
-                 symmetric, win, prev, rows, ups, diffs, pats, given, with_strategies, per_game, strat_one, strat_two,
+def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev, rows,
+                 ups, diffs, pats, given, with_strategies, per_game, strat_one, strat_two,
                  stats, width):
     """Solve the games (rows[g], ups[g], diffs[g], pats[g]) on ``width`` lanes: their values
     into per_game[r, d + diff_max, p, k] (0 for V = Y at d = 0), their strategies, and
@@ -155,9 +54,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
     layout arrays are then placeholders), else built from level j-1 as ``_solve_rows``
     builds it.
 
-    The games are staged ``width`` at a time (``_stage``: payoffs and saddle checks over
-    the staged games); a game that is no saddle point then takes a free lane.  Every
-    per-lane choice is a loop over the lanes too, written with selects so that it
+    Every per-lane choice is a loop over the lanes too, written with selects so that it
     vectorises: the entering column (both rules, each lane then takes its own), the pivot
     column (a gather), both passes of the ratio test and the pivot row (a gather).  Only
     what a few lanes need each step runs lane by lane: reading off and refilling the lanes
@@ -165,6 +62,7 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
     n_rows, j = decks.shape
     m = n = j
     diff_max = (per_game.shape[1] - 1) // 2
+    prev_diff_max = (prev.shape[1] - 1) // 2
     count = rows.size
     tab = np.zeros((m + 1, n + 1, width))  # zeros: an idle lane's update stays finite
     factor = np.zeros((m + 1, width))  # the pivot column of each lane, 0 on its pivot row
@@ -191,22 +89,8 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
     leaving = np.zeros(width, np.int64)  # and its right-hand side
     rhs = np.zeros(width)
     scale = np.zeros(width)
-    # The staged games (``_stage``): payoffs lanes last, saddle checks, the queue of those
-    # that are no saddle point
-    stage = np.empty((j, j, width))
-    stage_prize = np.empty(width)
-    stage_at = np.empty(width, np.int64)
-    stage_row_min = np.empty(width)
-    stage_column_max = np.empty((j, width))
-    stage_low = np.empty(width)
-    stage_high = np.empty(width)
-    stage_maximin = np.empty(width)
-    stage_minimax = np.empty(width)
-    stage_row = np.empty(width, np.int64)
-    stage_col = np.empty(width, np.int64)
-    staged = taken = 0  # games staged, and taken from the stage
-    x = np.zeros(j)
-    y = np.zeros(j)
+    x = np.empty(j)
+    y = np.empty(j)
     tab_one = np.empty((m + 1, n + 1))  # for solve_into, the games it solves afresh
     rows_one = np.empty(m, np.int64)
     cols_one = np.empty(n, np.int64)
@@ -248,39 +132,58 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
                 g = game[lane]
                 value = gap = 0.0
                 if g < 0:
-                    if taken == staged:  # the next games of the queue onto the stage
-                        if queued == count:
-                            break
-                        staged = _stage(decks, drop_rank, child_t, sign_t, duel_t, child,
-                                        child_sign, duel, win, prev, prizes, rows, ups,
-                                        diffs, pats, given, queued, stage, stage_prize,
-                                        stage_at, stage_row_min, stage_column_max,
-                                        stage_low, stage_high, stage_maximin,
-                                        stage_minimax, stage_row, stage_col)
-                        taken = 0
-                    slot = taken
-                    taken += 1
+                    if queued == count:
+                        break
                     g = queued
                     queued += 1
-                    maximin, minimax = stage_maximin[slot], stage_minimax[slot]
-                    lo, hi = stage_low[slot], stage_high[slot]
+                    r, k, d, p = rows[g], ups[g], diffs[g], pats[g]
+                    # The lane's game, its slack tableau and (below) its read-off and
+                    # certificate are level._payoff_points / _payoff_win, _slack_tableau,
+                    # _tableau_solution and _certify, the same operations in the same
+                    # order, written out on the lane's own entries: views of them
+                    # (games[lane], tab[:, :, lane]) and the calls that take them cost
+                    # numba two atomic reference counts each, which were 29 % of this
+                    # kernel's time (docs/gops.md, "Compiled lanes").  The saddle check
+                    # takes the stacked games and the lane's first row.
+                    base = lane * j
+                    card = np.int64(decks[r, k])
+                    at_prev = drop_rank[r, k]
+                    if given.shape[0]:
+                        for i in range(m):
+                            for c in range(n):
+                                games[base + i, c] = given[g, i, c]
+                    elif win:
+                        prize = card
+                        prizes_left = prizes[r] - card
+                        for i in range(j):
+                            for l in range(j):
+                                after = d + duel[p, i, l] * prize
+                                if after > prizes_left:
+                                    games[base + i, l] = 1.0
+                                elif after < -prizes_left:
+                                    games[base + i, l] = -1.0
+                                elif child_sign[p, i, l] < 0:
+                                    games[base + i, l] = -prev[at_prev, prev_diff_max - after,
+                                                              child[p, i, l]]
+                                else:
+                                    games[base + i, l] = prev[at_prev, prev_diff_max + after,
+                                                             child[p, i, l]]
+                    else:
+                        prize = float(card)
+                        for i in range(j):
+                            for l in range(j):
+                                games[base + i, l] = (
+                                    duel[p, i, l] * prize + child_sign[p, i, l]
+                                    * prev[np.uintp(at_prev), 0, np.uintp(child[p, i, l])])
+                    maximin, minimax, lo, hi, best_row, best_col = _saddle_check(
+                        games, m, n, x, y, base)
                     if not minimax - maximin <= 1e-13 * (hi - lo):  # as solve_into
-                        # The lane's game and slack tableau (below: its read-off and
-                        # certificate) are _slack_tableau (_tableau_solution, _certify),
-                        # the same operations in the same order, written out on the
-                        # lane's own entries: views of them (games[lane], tab[:, :, lane])
-                        # and the calls that take them cost numba two atomic reference
-                        # counts each, which were 29 % of this kernel's time (docs/gops.md,
-                        # "Compiled lanes").
-                        base = lane * j
                         game[lane] = g
                         low[lane], high[lane] = lo, hi
                         scaling = 1.0 / (hi - lo)
                         for i in range(m):
                             for c in range(n):
-                                v = stage[i, c, slot]
-                                games[base + i, c] = v
-                                tab[i, c, lane] = (v - lo) * scaling + 1.0
+                                tab[i, c, lane] = (games[base + i, c] - lo) * scaling + 1.0
                             tab[i, n, lane] = 1.0
                             row_var[i, lane] = n + i
                         for c in range(n):
@@ -289,14 +192,18 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
                         tab[m, n, lane] = 0.0
                         steps[lane] = stall[lane] = 0
                         bland[lane] = False
-                        enter[lane] = label[lane] = stage_col[slot]  # w_best_col, as labelled
+                        enter[lane] = label[lane] = best_col  # w_best_col, as labelled
                         active[lane] = True
                         break
-                    x[stage_row[slot]] = 1.0
-                    y[stage_col[slot]] = 1.0
+                    x[best_row] = 1.0
+                    y[best_col] = 1.0
                     value, gap = 0.5 * (maximin + minimax), minimax - maximin
                     saddles += 1
                 else:
+                    for i in range(m):
+                        x[i] = 0.0
+                    for c in range(n):
+                        y[c] = 0.0
                     base = lane * j
                     ok = False
                     if enter[lane] < 0 and steps[lane] < _MAX_PIVOTS:  # read off, certify
@@ -331,10 +238,6 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
                         value, gap = 0.5 * (cert_lo + cert_hi), cert_hi - cert_lo
                         ok = abs(gap) <= _REFINE * (high[lane] - low[lane])
                     if not ok:  # afresh, re-solved on its basis and refined as always
-                        for i in range(m):
-                            x[i] = 0.0
-                        for c in range(n):
-                            y[c] = 0.0
                         support[0] = 0
                         value, gap, done, _ = solve_into(games[base:base + m], m, n, tab_one,
                                                          rows_one, cols_one, x, y, support)
@@ -353,9 +256,6 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, child_t, sign_t, due
                     for a in range(j):
                         strat_one[r, at, p, k, a] = x[a]
                         strat_two[r, at, p, k, a] = y[a]
-                for a in range(j):  # zeros for the next game (loops: a slice is a view)
-                    x[a] = 0.0
-                    y[a] = 0.0
         while busy > 0 and game[busy - 1] < 0:
             busy -= 1
         for lane in range(busy):  # the pivot column (0 for idle lanes) and the ratio test
@@ -443,13 +343,11 @@ def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
     rows, ups, diffs, pats = lanes.game_index(reach, j, child.shape[0], symmetric,
                                               with_strategies)
     per_game = np.zeros((decks.shape[0], values.shape[1], child.shape[0], j))
-    by_pattern = tuple(np.ascontiguousarray(np.moveaxis(table, 0, 2))
-                       for table in (child, child_sign, duel))
 
     def solve_part(part):
         counts = np.zeros(4)  # games, saddles, pivots, max_gap
-        failed = _solve_games(decks, drop_rank, child, child_sign, duel, *by_pattern,
-                              symmetric, win, prev, rows[part], ups[part], diffs[part], pats[part],
+        failed = _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win,
+                              prev, rows[part], ups[part], diffs[part], pats[part],
                               np.empty((0, j, j)), with_strategies, per_game, strat_one,
                               strat_two, counts, LANES) < 0
         return failed, counts
@@ -483,7 +381,7 @@ def solve_matrices(games: np.ndarray):
     stats = np.zeros(5)
     every = np.arange(count)
     zeros = np.zeros(count, np.int64)
-    if _solve_games(placeholder.astype(np.int8), placeholder, *tables, *tables, -1, False,
+    if _solve_games(placeholder.astype(np.int8), placeholder, *tables, -1, False,
                     np.zeros((1, 1, 1)), every, zeros, zeros, zeros,
                     np.ascontiguousarray(games, dtype=np.float64), True, per_game, x, y,
                     stats, LANES) < 0:
