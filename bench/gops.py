@@ -118,6 +118,12 @@ def sample_games(layout, prev: np.ndarray, count: int | None = None, picks: int 
     return games[np.linspace(0, len(games) - 1, min(count, len(games))).astype(int)]
 
 
+def print_header(header: list[str]) -> None:
+    """A Markdown table's head."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+
+
 def timed(function, *args, clock=time.perf_counter) -> float:
     start = clock()
     function(*args)
@@ -147,8 +153,7 @@ def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_ga
               "ns/game", "previous ns/game", "previous/this", "x scalar bound",
               "x SIMD bound", "gap", "max |value - previous|", "HiGHS us/game",
               "HiGHS/this (same games)", "max |value - HiGHS|"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     tracemalloc.start()
     prev = np.zeros((1, 1))
     total = peak = 0.0
@@ -217,8 +222,7 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
     header = ["j", "games", "pivots/LP, slack basis", "pivots/LP, warm", "guessed %",
               "ns/game, slack basis", "ns/game, warm", "speed-up",
               "max |value difference|"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     prev = np.zeros((1, 1))
     for j in range(1, n_cards + 1):
         layout = level_layout(n_cards, j)
@@ -243,12 +247,13 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
 
 def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                 games_per_level: int = 150_000, strategies: bool = True,
-                upcard_values: bool = True) -> None:
+                upcard_values: bool = True, previous_kernel: str = "compiled") -> None:
     """Per level j >= 4 of N, with strategies (or without: ``strategies=False``, and
     without upcard values: ``upcard_values=False``, what a run's lower levels solve):
     the compiled lane kernel (game/lockstep.py),
     today's compiled kernel with warm starts, the same from the slack basis, and the
-    previous release's kernel, on the same shard (the first decks of the level, at most
+    previous release's kernel (``previous_kernel``: which of its kernels; "lockstep" to
+    compare two versions of the compiled lanes), on the same shard (the first decks of the level, at most
     ``games_per_level`` games), interleaved, best CPU time of ``tries`` each; the lane
     kernel against the scalar and SIMD flop bounds (``game_flops``) and against HiGHS on
     ``highs_games`` of the level's games."""
@@ -262,8 +267,7 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
               "ns/game, slack basis", "ns/game, previous", "previous / lanes",
               "warm / lanes", "lanes x scalar bound", "lanes x SIMD bound",
               "HiGHS us/game (wall, 1 pass)", "HiGHS / lanes", "max |value - HiGHS|"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     prev = level_zero()
     for j in range(1, n_cards + 1):
         layout = level_layout(n_cards, j)
@@ -277,8 +281,9 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                                                     warm_start=False)}
             if previous is not None:
                 old_layout = previous.level_layout(n_cards, j)
+                chosen = {} if previous_kernel == "compiled" else {"kernel": previous_kernel}
                 kernels["previous"] = lambda: previous.solve_shard(old_layout, prev, 0, rows,
-                                                                   *stores)
+                                                                   *stores, **chosen)
             best, results = {}, {}
             for _ in range(tries):
                 for name, solve in kernels.items():
@@ -287,6 +292,8 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                     best[name] = min(best.get(name, np.inf), time.process_time() - start)
             ours = results["lanes"]
             assert np.array_equal(ours.values, results["slack"].values)
+            if previous_kernel == "lockstep":  # the same arithmetic: the same bits
+                assert np.array_equal(ours.values, results["previous"].values)
             ns = {name: 1e9 * seconds / ours.games for name, seconds in best.items()}
             flops = game_flops(j, ours.games, ours.games - ours.saddles, ours.pivots)
             row = [f"{j}", f"{ours.games:,}", f"{ours.pivots / ours.games:.2f}",
@@ -309,6 +316,51 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
         prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
 
 
+def lockstep_limits(n_cards: int, deck_rows: int = 6, width: int = lockstep.LANES) -> None:
+    """Per level j >= 5 of N (values only): each game of the first ``deck_rows`` decks
+    solved alone from the slack basis (``solve_matrix_games``, the lanes' pivots): pivots per
+    LP against the size of the column player's optimal support (the basic structural columns
+    a simplex run from the slack basis must bring in, at least one pivot each), and what
+    lockstep batches without refill would cost: the lane-steps of ``width`` games pivoted
+    until the batch's last one ends, per pivot made, the games in queue order and sorted by
+    the pivots of the same upcard and pattern at the deck before (the warm starts'
+    neighbour)."""
+    print(f"== what limits the compiled lanes, N = {n_cards}: the first {deck_rows} decks of "
+          f"each level, slack-basis pivots per game, batches of {width} ==")
+    header = ["j", "LPs", "pivots/LP", "support/LP", "pivots / support", "max pivots",
+              "batch lane-steps / pivots, queue order", "the same, sorted by neighbour"]
+    print_header(header)
+    prev = level_zero()
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        if j >= 5 and layout.n_patterns > 1:
+            rows = min(deck_rows, layout.n_p)
+            pivots = np.zeros((rows, j, layout.n_patterns), np.int64)
+            support = np.zeros_like(pivots)
+            for r in range(rows):
+                for k in range(j):
+                    _, _, y, _, pivots[r, k] = solve_matrix_games(
+                        payoff_matrices(layout, prev, r, k))
+                    support[r, k] = (y > 0).sum(axis=1)
+            # V = Y is no game of a values-only shard (its value is 0)
+            pivots, support = (np.delete(a, layout.symmetric, axis=2) for a in (pivots, support))
+            lps = pivots > 0
+            steps = {"queue": [0, 0], "sorted": [0, 0]}
+            for r in range(1, rows):  # the first deck has no neighbour before it
+                for order, games in (("queue", pivots[r].ravel()),
+                                     ("sorted", pivots[r].ravel()[
+                                         np.argsort(pivots[r - 1].ravel(), kind="stable")])):
+                    for start in range(0, games.size, width):
+                        batch = games[start:start + width]
+                        steps[order][0] += batch.max() * batch.size
+                        steps[order][1] += batch.sum()
+            print(f"| {j} | {lps.sum():,} | {pivots[lps].mean():.2f} | "
+                  f"{support[lps].mean():.2f} | {pivots[lps].sum() / support[lps].sum():.2f} | "
+                  f"{pivots.max()} | {steps['queue'][0] / steps['queue'][1]:.2f} | "
+                  f"{steps['sorted'][0] / steps['sorted'][1]:.2f} |", flush=True)
+        prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
+
+
 def child_cpu(code: str) -> float:
     """CPU seconds (user + system) of ``python -c code`` in a fresh process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -326,8 +378,7 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
           f"{tries} ==")
     header = ["objective", "j", "games", "pivots/game, lanes", "pivots/game, numba",
               "ns/game, lanes", "ns/game, numba", "lanes / numba", "max value difference"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     extra = {}
     for objective in ("points", "win"):
         prev = level_zero(objective)
@@ -406,8 +457,7 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
               "shard CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)",
               f"kernel wall s, the run's shards on {cores} threads in process",
               "step wall / that"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     prev = np.zeros((1, 1))
     steps = kernel = threaded = 0.0
     config = GopsConfig(n_cards, strategies="none")  # the run's kernel per level
@@ -576,8 +626,7 @@ def cost_model(n_cards: int) -> None:
               "other Gflop", "gathered MB", "level j-1 MB", "measured s", "ns/game",
               "solver alone ns/game", "bound s (scalar)", "x bound", "bound s (SIMD)",
               "x bound")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    print_header(header)
     for layout, result, seconds, prev_bytes, solver in rows:
         if not result.games:  # j = N: the one state V = Y, f = 0 without a game
             continue
@@ -615,6 +664,14 @@ def main() -> None:
     parser.add_argument("--lockstep", type=int, metavar="N",
                         help="Only the compiled lane kernel against the scalar kernels and "
                              "HiGHS, per level j >= 4 of N.")
+    parser.add_argument("--previous-kernel", default="compiled",
+                        choices=("compiled", "lockstep"),
+                        help="With --lockstep: which kernel of --previous to time "
+                             "('lockstep': two versions of the compiled lanes).")
+    parser.add_argument("--lockstep-limits", type=int, metavar="N",
+                        help="Only what limits the compiled lanes, per level j >= 5 of N: "
+                             "pivots against the optimal support, and the lane-steps of "
+                             "lockstep batches without refill.")
     parser.add_argument("--values-only", action="store_true",
                         help="With --lockstep: without strategies.")
     parser.add_argument("--no-upcard-values", action="store_true",
@@ -644,7 +701,11 @@ def main() -> None:
     if args.lockstep:
         lockstep_ab(args.lockstep, None if args.previous == "none" else
                     previous_kernel(args.previous), args.highs_games,
-                    strategies=not args.values_only, upcard_values=not args.no_upcard_values)
+                    strategies=not args.values_only, upcard_values=not args.no_upcard_values,
+                    previous_kernel=args.previous_kernel)
+        return
+    if args.lockstep_limits:
+        lockstep_limits(args.lockstep_limits)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()
