@@ -255,7 +255,8 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
     previous release's kernel (``previous_kernel``: which of its kernels; "lockstep" to
     compare two versions of the compiled lanes), on the same shard (the first decks of the level, at most
     ``games_per_level`` games), interleaved, best CPU time of ``tries`` each; the lane
-    kernel against the scalar and SIMD flop bounds (``game_flops``) and against HiGHS on
+    kernel against the scalar and SIMD flop bounds (``game_flops``), the warm starts against
+    the scalar one, and the lane kernel against HiGHS on
     ``highs_games`` of the level's games."""
     machine = machine_rates()
     stored = ("with strategies" if strategies else "values only") + \
@@ -265,7 +266,8 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
           f"Gflop/s, SIMD {machine['simd'] / 1e9:.2f} Gflop/s ==")
     header = ["j", "games timed", "pivots/game", "ns/game, lanes", "ns/game, warm",
               "ns/game, slack basis", "ns/game, previous", "previous / lanes",
-              "warm / lanes", "lanes x scalar bound", "lanes x SIMD bound",
+              "previous / warm", "warm / lanes", "lanes x scalar bound",
+              "warm x scalar bound", "lanes x SIMD bound",
               "HiGHS us/game (wall, 1 pass)", "HiGHS / lanes", "max |value - HiGHS|"]
     print_header(header)
     prev = level_zero()
@@ -300,8 +302,10 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                    f"{ns['lanes']:.0f}", f"{ns['warm']:.0f}", f"{ns['slack']:.0f}",
                    f"{ns['previous']:.0f}" if previous is not None else "",
                    f"{ns['previous'] / ns['lanes']:.2f}" if previous is not None else "",
+                   f"{ns['previous'] / ns['warm']:.2f}" if previous is not None else "",
                    f"{ns['warm'] / ns['lanes']:.2f}",
                    f"{best['lanes'] * machine['scalar'] / flops:.1f}",
+                   f"{best['warm'] * machine['scalar'] / flops:.1f}",
                    f"{best['lanes'] * machine['simd'] / flops:.1f}"]
             sample = sample_games(layout, prev, highs_games) if highs_games else []
             if len(sample):

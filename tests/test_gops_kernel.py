@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 from subgame.families.gops.game import (answer, level_layout, locate, payoff_matrices,
                                         previous_rows, shard_ranges, solve_levels,
                                         solve_matrix_game, solve_matrix_games, solve_shard)
-from subgame.families.gops.game.matrix_game import solve_into
+from subgame.families.gops.game.matrix_game import solve_alone
 from subgame.families.gops.game.cards import drop_ranks, subset_rank, subsets
 from subgame.families.gops.game.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
                                         swap)
@@ -146,16 +146,6 @@ def test_solver_against_highs_on_random_games():
         assert value == pytest.approx(reference.highs_game(payoff)[0], abs=HIGHS_AGREEMENT)
 
 
-def solve_guessed(payoff, support):
-    """solve_into on one game with a guessed support (k, tight rows, basic columns)."""
-    m, n = payoff.shape
-    x, y = np.empty(m), np.empty(n)
-    value, gap, pivots, guessed = solve_into(np.ascontiguousarray(payoff), m, n,
-                                             np.empty((m + 1, n + 1)), np.empty(m, np.int64),
-                                             np.empty(n, np.int64), x, y, support)
-    return value, gap, pivots, guessed, x, y
-
-
 def test_guessed_supports_right_and_wrong():
     """A wrong guess costs time, never accuracy: 600 random games, each with a random
     support guess (random size, rows and columns), then with the support its own solve
@@ -169,13 +159,13 @@ def test_guessed_supports_right_and_wrong():
         support[0] = k
         support[1:k + 1] = rng.choice(m, k, replace=False)
         support[k + 1:2 * k + 1] = rng.choice(n, k, replace=False)
-        value, gap, pivots, guessed, x, y = solve_guessed(payoff, support)
+        value, gap, pivots, guessed, x, y = solve_alone(payoff, support)
         assert pivots >= 0 and gap <= ACCURACY
         check_certified(payoff, value, x, y)
         highs = reference.highs_game(payoff)[0]
         assert value == pytest.approx(highs, abs=HIGHS_AGREEMENT)
         if pivots > 0:  # simplex: support now holds its optimal basis, a right guess
-            again, gap, pivots, guessed, x, y = solve_guessed(payoff, support)
+            again, gap, pivots, guessed, x, y = solve_alone(payoff, support)
             assert guessed and pivots == 0 and gap <= ACCURACY
             check_certified(payoff, again, x, y)
             assert again == pytest.approx(highs, abs=HIGHS_AGREEMENT)

@@ -239,12 +239,7 @@ def _exact_game(X):
     """A game whose simplex run failed or whose basis strategies still do not certify
     (``_refine``'s games): the compiled ``solve_into`` solves it afresh.  Returns (value,
     gap, pivots, x, y)."""
-    m, n = X.shape
-    x, y = np.zeros(m), np.zeros(n)
-    value, gap, pivots, _ = mg.solve_into(np.ascontiguousarray(X), m, n,
-                                          np.empty((m + 1, n + 1)), np.empty(m, np.int64),
-                                          np.empty(n, np.int64), x, y,
-                                          np.zeros(1 + 2 * min(m, n), np.int64))
+    value, gap, pivots, _, x, y = mg.solve_alone(X)
     return value, gap, pivots, x, y
 
 

@@ -199,7 +199,7 @@ class ShardResult:
     guessed: int = 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
     """X[i, l] = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)."""
     j = X.shape[0]
@@ -208,7 +208,7 @@ def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
             X[i, l] = duel[p, i, l] * prize + child_sign[p, i, l] * prev_row[child[p, i, l]]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, child_sign,
                 duel):
     """X[i, l] = f(V - V_i, Y - Y_l, P - P_k, d + sign(V_i - Y_l) P_k), sign(d') when the
@@ -228,7 +228,7 @@ def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, c
                 X[i, l] = prev_block[prev_diff_max + after, child[p, i, l]]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _unpack_basis(mask, j, support):
     """support (``solve_into``'s layout) from a basis mask (0: no guess)."""
     k = 0
@@ -244,7 +244,7 @@ def _unpack_basis(mask, j, support):
     support[0] = k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _pack_basis(support):
     k = support[0]
     mask = 0
@@ -267,18 +267,29 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     so the two games' matrices are close and so, two times in three, is their optimal
     support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
     bits 16..31 (j <= 16), one int32 per (k, pattern)."""
+    j = decks.shape[1]
+    return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
+                            prev, with_strategies, with_upcard_values, values, upcard_values,
+                            strat_one, strat_two, stats, warm_start, np.empty((j, j)),
+                            np.empty((j + 1, j + 1)), np.empty(j, np.int64),
+                            np.empty(j, np.int64), np.empty(j), np.empty(j),
+                            np.zeros((j, child.shape[0]), np.int32),
+                            np.zeros(1 + 2 * j, np.int64), np.empty((2, j)),
+                            np.empty((2, j), np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
+                     with_strategies, with_upcard_values, values, upcard_values, strat_one,
+                     strat_two, stats, warm_start, X, tab, row_var, col_var, x, y, bases,
+                     support, refine_strategies, refine_basis):
+    """``_solve_rows`` given its scratch space: X, the tableau and its labels, x, y, the
+    basis masks and solve_into's support and scratch.  Compiled without reference counts,
+    as ``matrix_game``'s kernels are (its module text says why), so it allocates nothing."""
     n_rows, j = decks.shape
     n_patterns = child.shape[0]
     diff_max = (values.shape[1] - 1) // 2
     prev_diff_max = (prev.shape[1] - 1) // 2
-    X = np.empty((j, j))
-    tab = np.empty((j + 1, j + 1))
-    row_var = np.empty(j, np.int64)
-    col_var = np.empty(j, np.int64)
-    x = np.empty(j)
-    y = np.empty(j)
-    bases = np.zeros((j, n_patterns), np.int32)
-    support = np.zeros(1 + 2 * j, np.int64)
     games = saddles = pivots = guessed = 0
     max_gap = 0.0
     values[:] = 0.0
@@ -303,7 +314,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
                         _payoff_points(X, p, prize, prev_block[0], child, child_sign, duel)
                     _unpack_basis(bases[k, p] if warm_start else 0, j, support)
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
-                                                        support)
+                                                        support, refine_strategies, refine_basis)
                     if steps < 0:
                         return -1
                     if steps > 0:

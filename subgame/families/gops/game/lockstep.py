@@ -95,6 +95,8 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
     rows_one = np.empty(m, np.int64)
     cols_one = np.empty(n, np.int64)
     support = np.zeros(1 + 2 * j, np.int64)
+    refine_strategies = np.empty((2, j))
+    refine_basis = np.empty((2, j), np.int64)
     big = np.iinfo(np.int64).max
     prizes = np.zeros(n_rows, np.int64)
     for r in range(n_rows):
@@ -240,7 +242,8 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                     if not ok:  # afresh, re-solved on its basis and refined as always
                         support[0] = 0
                         value, gap, done, _ = solve_into(games[base:base + m], m, n, tab_one,
-                                                         rows_one, cols_one, x, y, support)
+                                                         rows_one, cols_one, x, y, support,
+                                                         refine_strategies, refine_basis)
                         if done < 0:
                             return -1
                         steps[lane] = done

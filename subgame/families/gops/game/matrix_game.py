@@ -33,6 +33,13 @@ exceeds _REFINE * (max X - min X) (1 in 1.7 million GOPS games) is refined: the 
 method goes on from the basis reached, rebuilding the tableau from X before every pivot,
 with dual pivots for basic variables left slightly negative (``_refine``).  Only those
 games pay for it; the common path costs one comparison more.
+
+Compiled without numba's reference counts (``_nrt=False``): every array these functions
+see is their caller's, and numba would otherwise count references to each array argument
+and view with two atomic instructions (a ``lock`` prefix each) on entry and exit, about 30
+a game, which were 38 % of a warm-start shard's time (docs/gops.md, "Without reference
+counts").  Such a function cannot allocate, so callers hand in all scratch space, and
+copies between slices are written as loops.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ _GUESS_SLACK = 1e-9  # a guessed support whose w or u has an entry below -this i
 _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot is singular
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _ratio_test(tab, m, n, s, row_var, bland):
     """The leaving row for entering column s (-1: unbounded).  Ratios within _TIE of the
     smallest count as ties, broken by the smallest label (Bland) or else by the largest
@@ -73,7 +80,7 @@ def _ratio_test(tab, m, n, s, row_var, bland):
     return r
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _pivot(tab, m, n, r, s):
     """Exchange basic variable r and non-basic variable s of the (m+1) x (n+1) tableau."""
     p = 1.0 / tab[r, s]
@@ -88,7 +95,7 @@ def _pivot(tab, m, n, r, s):
             tab[i, s] = -f * p
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _entering(tab, m, n, col_var, bland):
     """The entering column (-1: optimal): Dantzig's, the largest reduced cost above _TOL,
     or Bland's, the smallest label among those above _TOL."""
@@ -106,7 +113,7 @@ def _entering(tab, m, n, col_var, bland):
     return s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _simplex(tab, m, n, row_var, col_var, first):
     """Run the simplex method to optimality, column ``first`` entering first; return the
     number of pivots (-1: failure).
@@ -133,7 +140,7 @@ def _simplex(tab, m, n, row_var, col_var, first):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _certify(X, m, n, x, y):
     """(g_lo + g_hi) / 2 and g_hi - g_lo for the strategies x, y (see the module text)."""
     lo = np.inf
@@ -151,7 +158,7 @@ def _certify(X, m, n, x, y):
     return 0.5 * (lo + hi), hi - lo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _normalise(v, size):
     total = 0.0
     for i in range(size):
@@ -160,7 +167,7 @@ def _normalise(v, size):
         v[i] /= total
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _tableau_solution(m, n, tab, row_var, col_var, x, y):
     """Strategies read off the optimal tableau: w_c is the value of w_c if basic (else 0),
     the dual u_i is minus the reduced cost of the slack of row i (0 if that slack is
@@ -175,7 +182,7 @@ def _tableau_solution(m, n, tab, row_var, col_var, x, y):
     _normalise(y, n)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
     """Strategies from the optimal basis, solved afresh from X.
 
@@ -196,7 +203,7 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
     return _square_solution(X, m, n, lo, scale, tab, col_var, row_var, k, x, y, False)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
     """x and y supported on the rows tight[:k] and the columns basic[:k]: B[R, S] w = 1
     and u B[R, S] = 1 (R = tight, S = basic), solved by Gaussian elimination with partial
@@ -269,7 +276,7 @@ def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
     return k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var):
     """The starting tableau: B = (X - lo) * scale + 1 with the slack basis."""
     for i in range(m):
@@ -283,7 +290,7 @@ def _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var):
     tab[m, n] = 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _reinvert(X, m, n, lo, scale, tab, row_var, col_var, basic, tight, k):
     """Rebuild from X the tableau of the basis with basic columns basic[:k] and tight rows
     tight[:k] (non-basic slacks).  Gauss-Jordan elimination with partial pivoting: each w_s
@@ -305,7 +312,7 @@ def _reinvert(X, m, n, lo, scale, tab, row_var, col_var, basic, tight, k):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _basis_labels(m, n, row_var, col_var, basic, tight):
     """basic[:k] = basic columns, tight[:k] = non-basic slacks' rows of a tableau; return k."""
     k = 0
@@ -321,7 +328,7 @@ def _basis_labels(m, n, row_var, col_var, basic, tight):
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _careful_pivot(tab, m, n, row_var, col_var):
     """One pivot on a freshly reinverted tableau: 1 pivoted, 0 optimal, -1 stuck.
 
@@ -360,8 +367,9 @@ def _careful_pivot(tab, m, n, row_var, col_var):
     return 1
 
 
-@njit(cache=True, nogil=True)
-def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivots):
+@njit(cache=True, nogil=True, _nrt=False)
+def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivots,
+            refine_strategies, refine_basis):
     """The simplex method again, reinverting the basis before every pivot; for the rare game
     whose certified gap exceeds _REFINE * (max X - min X).  Returns (value, gap, pivots).
 
@@ -377,15 +385,20 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
     are re-solved from that basis and certified.  Keeps the best certified answer (x, y and
     the value, gap passed in, unless the new gap is smaller).
     """
-    best_x = x[:m].copy()
-    best_y = y[:n].copy()
-    basic = np.empty(m, np.int64)
-    tight = np.empty(m, np.int64)
+    best_x = refine_strategies[0]
+    best_y = refine_strategies[1]
+    for i in range(m):
+        best_x[i] = x[i]
+    for c in range(n):
+        best_y[c] = y[c]
+    basic = refine_basis[0]
+    tight = refine_basis[1]
     target = _REFINE / scale
     for start in range(2 if k > 0 else 1):
         if start == 0 and k > 0:
-            basic[:k] = row_var[:k]
-            tight[:k] = col_var[:k]
+            for a in range(k):
+                basic[a] = row_var[a]
+                tight[a] = col_var[a]
         else:
             k = 0  # the slack basis
         optimal = False
@@ -405,16 +418,20 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
                 new_value, new_gap = _certify(X, m, n, x, y)
                 if abs(new_gap) < abs(gap):  # False for NaN; -inf comes from NaN in x, y
                     value, gap = new_value, new_gap
-                    best_x[:] = x[:m]
-                    best_y[:] = y[:n]
+                    for i in range(m):
+                        best_x[i] = x[i]
+                    for c in range(n):
+                        best_y[c] = y[c]
             if abs(gap) <= target:
                 break
-    x[:m] = best_x
-    y[:n] = best_y
+    for i in range(m):
+        x[i] = best_x[i]
+    for c in range(n):
+        y[c] = best_y[c]
     return value, gap, pivots
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _saddle_check(X, m, n, x, y, base=0):
     """(max_i min_l X, min_l max_i X, min X, max X, the first maximin row, the first minimax
     column) in one pass (x and y hold the row minima and column maxima, then zeros): a pure
@@ -447,11 +464,12 @@ def _saddle_check(X, m, n, x, y, base=0):
     return maximin, minimax, lo, hi, best_row, best_col
 
 
-@njit(cache=True, nogil=True)
-def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
+@njit(cache=True, nogil=True, _nrt=False)
+def solve_into(X, m, n, tab, row_var, col_var, x, y, support, refine_strategies, refine_basis):
     """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots, guessed).
 
-    tab ((m+1) x (n+1) or larger), row_var (m), col_var (n) are scratch space; pivots is 0
+    tab ((m+1) x (n+1) or larger), row_var (m), col_var (n), refine_strategies (float64,
+    2 x max(m, n)) and refine_basis (int64, 2 x m) are scratch space; pivots is 0
     for a saddle point and for a game solved by its guessed support, -1 if the simplex
     method failed (value NaN).
 
@@ -499,13 +517,13 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y, support):
     if not abs(gap) <= _REFINE * (hi - lo):  # rare (and NaN, -inf): see _refine
         support[0] = 0  # the simplex basis was not optimal enough to guess from
         value, gap, pivots = _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k,
-                                     value, gap, pivots)
+                                     value, gap, pivots, refine_strategies, refine_basis)
         if not (abs(gap) < np.inf and abs(value) < np.inf):  # a failure, not a small gap
             return np.nan, np.inf, -1, False
     return value, gap, pivots, False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _record_support(m, n, row_var, col_var, support):
     """support = the tableau's basis: its tight rows (non-basic slacks), basic columns."""
     k = 0
@@ -538,11 +556,29 @@ def solve_matrix_games(games):
     row_var = np.empty(m, np.int64)
     col_var = np.empty(n, np.int64)
     support = np.zeros(1 + 2 * min(m, n), np.int64)
+    refine_strategies = np.empty((2, max(m, n)))
+    refine_basis = np.empty((2, m), np.int64)
     for b in range(count):
         support[0] = 0  # each game from the slack basis
         values[b], gaps[b], pivots[b], _ = solve_into(games[b], m, n, tab, row_var,
-                                                      col_var, rows[b], cols[b], support)
+                                                      col_var, rows[b], cols[b], support,
+                                                      refine_strategies, refine_basis)
     return values, rows, cols, gaps, pivots
+
+
+def solve_alone(payoff, support=None):
+    """``solve_into`` on one game with scratch space of its own, from a guessed support
+    (``solve_into``'s layout) or, without one, the slack basis.  Returns (value, gap,
+    pivots, guessed, x, y)."""
+    m, n = payoff.shape
+    x, y = np.zeros(m), np.zeros(n)
+    if support is None:
+        support = np.zeros(1 + 2 * min(m, n), np.int64)
+    value, gap, pivots, guessed = solve_into(
+        np.ascontiguousarray(payoff, dtype=np.float64), m, n, np.empty((m + 1, n + 1)),
+        np.empty(m, np.int64), np.empty(n, np.int64), x, y, support,
+        np.empty((2, max(m, n))), np.empty((2, m), np.int64))
+    return value, gap, pivots, guessed, x, y
 
 
 def solve_matrix_game(payoff):
