@@ -162,9 +162,9 @@ class GopsConfig(ComputationConfig):
         """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
         a run of at most LANE_GAMES[objective] matrix games; else 'lockstep' (compiled
         lanes, game/lockstep.py) at a level that stores no strategies, and 'compiled'
-        (numba, warm starts) at one that does: the lanes are faster there too, but would
-        store other optimal strategies where a game has several, so that change waits for
-        a new kernel_version (docs/gops.md, "Compiled lanes").  A function of the
+        (numba, warm starts) at one that does: the two measure level there (docs/gops.md,
+        "Without reference counts"), and the lanes would store other optimal strategies
+        where a game has several, which would need a new kernel_version.  A function of the
         configuration and j alone, so that every shard of a level, resumed or repaired, is
         solved by the same kernel."""
         if self.cards <= LANE_MAX_CARDS and sum(

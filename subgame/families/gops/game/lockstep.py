@@ -24,8 +24,10 @@ simplex run fails, is solved afresh by ``solve_into``, which then re-solves it o
 and refines it as always (about 3 games in 1e5).
 
 The pipeline's kernel for the levels that store no strategies (``GopsConfig.kernel``): at
-N = 11 it measured 1.4-1.8x the previous release's kernel and 1.2-1.9x the warm starts
-(docs/gops.md, "Compiled lanes"); ``solve_shard(..., kernel="lockstep")``.
+N = 11 it measured 1.5-1.8x the previous release's kernel, level with the warm starts
+since those compile without reference counts, and its parts share out over helper threads
+(docs/gops.md, "Compiled lanes", "Without reference counts");
+``solve_shard(..., kernel="lockstep")``.
 """
 
 from __future__ import annotations
