@@ -173,6 +173,20 @@ def test_guessed_supports_right_and_wrong():
     assert taken > 300
 
 
+def test_guess_whose_elimination_meets_a_zero_pivot():
+    """A guess is eliminated without row swaps unless a pivot falls below a tenth of its
+    column: here the full support in label order, B[R, S] = X (entries 1..2), whose second
+    pivot is 2 - 2 * 1 / 1 = 0.  The rows are swapped, and the guess (which contains the
+    optimal support, rows 0, 1 and columns 0, 2) is taken without a pivot, at the value
+    of the 2 x 2 game the optimal support leaves, (1 * 1 - 2 * 2) / (1 + 1 - 2 - 2)."""
+    payoff = np.array([[1.0, 1.0, 2.0], [2.0, 2.0, 1.0], [1.0, 2.0, 1.0]])
+    support = np.array([3, 0, 1, 2, 0, 1, 2])
+    value, gap, pivots, guessed, x, y = solve_alone(payoff, support)
+    assert guessed and pivots == 0
+    assert value == pytest.approx(1.5, abs=1e-15) and gap <= 1e-15
+    check_certified(payoff, value, x, y)
+
+
 def test_solver_on_a_tiny_pivot_gops_game():
     """From level 6 of the 10-card game: entries 1.3e-8 apart force a pivot on a tiny
     element.  Strategies read off the tableau guarantee the value only to 2e-7, so this

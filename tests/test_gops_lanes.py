@@ -169,8 +169,8 @@ def test_numpy_pattern_tables_equal_the_compiled_ones():
 
 def test_the_kernel_follows_the_run_size():
     """Points runs up to N = 8 (202 728 games), win runs up to N = 7 (720 384) on lanes at
-    every level; larger runs on the compiled lanes where a level stores no strategies,
-    on the warm-start kernel where it does."""
+    every level; larger runs on the warm-start kernel at every level, whether it stores
+    strategies or not."""
     kernels = {(n, objective): GopsConfig(n, objective=objective).kernel(n)
                for n in (1, 7, 8, 9, 12) for objective in ("points", "win")}
     assert kernels == {(1, "points"): "lanes", (1, "win"): "lanes",
@@ -179,9 +179,9 @@ def test_the_kernel_follows_the_run_size():
                        (9, "points"): "compiled", (9, "win"): "compiled",
                        (12, "points"): "compiled", (12, "win"): "compiled"}
     top = GopsConfig(12, strategies="top:3")
-    assert [top.kernel(j) for j in range(1, 13)] == ["lockstep"] * 9 + ["compiled"] * 3
+    assert [top.kernel(j) for j in range(1, 13)] == ["compiled"] * 12
     assert {GopsConfig(9, strategies="none").kernel(j) for j in range(1, 10)} == \
-        {"lockstep"}
+        {"compiled"}
     assert {GopsConfig(7, strategies="none").kernel(j) for j in range(1, 8)} == {"lanes"}
 
 

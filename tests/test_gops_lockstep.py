@@ -3,18 +3,13 @@ HiGHS on random games and the hard games of N = 13."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-import zarr
 
-from subgame.families.gops.game import (level_layout, level_zero, lockstep,
-                                        solve_matrix_games, solve_shard)
-from tests.ops_helpers import run_gops
+from subgame.families.gops.game import lockstep, solve_matrix_games, solve_shard
 from tests.test_gops_kernel import HARD_GAMES, HIGHS_AGREEMENT
 from tests.test_gops_lanes import (ACCURACY, RESULTS, assert_optimal, highs_values,
-                                   random_games, solve_both, subgame)
+                                   random_games, solve_both)
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
@@ -68,24 +63,3 @@ def test_hard_games_are_resolved_as_the_compiled_solver_does():
     np.testing.assert_array_equal(x, theirs[1].astype(np.float32))
     np.testing.assert_array_equal(y, theirs[2].astype(np.float32))
     assert pivots == theirs[4].sum() and max_gap == theirs[3].max() < 1e-12
-
-
-def test_a_run_solves_its_levels_without_strategies_on_lockstep(tmp_path):
-    """`run gops --cards 9 --strategies top:2` (above the numpy lanes' run size): the steps
-    of levels 1..7 record the compiled lanes, those of 8 and 9 the warm starts; each
-    level's stored values within the certified gaps of the warm-start kernel's on the
-    stored level below."""
-    store = str(tmp_path / "s")
-    run_gops(store, 9, strategies="top:2", executor="serial")
-    (computation,) = json.loads(subgame("status", "--store", store, "--json").stdout)[
-        "computations"]
-    assert [step["computed"]["lockstep_shards"] for step in computation["steps"]] == \
-        [step["shards"] for step in computation["steps"][:7]] + [0, 0]
-    assert all(step["computed"]["lane_shards"] == 0 for step in computation["steps"])
-    group = zarr.open_group(store, mode="r")
-    prev = level_zero()
-    for j in range(1, 10):
-        layout, stored = level_layout(9, j), group[f"gops/N9/j{j}/values"][...]
-        warm = solve_shard(layout, prev, 0, layout.n_p, False, False)
-        np.testing.assert_allclose(stored, warm.values, rtol=0, atol=ACCURACY)
-        prev = stored

@@ -4,14 +4,12 @@ every array, and a shard that fails must fail the step without losing the others
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 from subgame.engine import run_computation
-from subgame.executors import ThreadExecutor, map_parts
-from subgame.families.gops.game import lockstep, solve_levels
+from subgame.executors import ThreadExecutor
+from subgame.families.gops.game import solve_levels
 from subgame.families.gops.plan import GopsConfig
 from subgame.options import RunOptions
 from subgame.plan import ShardTask
@@ -38,14 +36,12 @@ def test_threads_store_is_the_serial_store(tmp_path, objective):
                                        result.values, rtol=0, atol=1e-12)
 
 
-def test_lockstep_parts_on_the_helper_threads_make_the_serial_store(tmp_path, monkeypatch):
-    """The levels a run solves on the compiled lanes are split into parts (here of 20 000
-    games) that the threads executor's helper threads solve (``executors.map_parts``):
-    the store is the serial executor's byte for byte, and the kernel CPU seconds each step
-    reports count the helpers' threads (else the threads run would report about none)."""
-    monkeypatch.setattr(lockstep, "PART_GAMES", 20_000)
+def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path):
+    """A run above the numpy lanes' size solves every level with numba's warm starts,
+    whose shards' threads release the GIL: the store is the serial executor's byte for
+    byte, and each step reports the kernel CPU seconds of its shards' threads."""
     config = GopsConfig(cards=9, strategies="none")
-    assert {config.kernel(j) for j in range(1, 10)} == {"lockstep"}
+    assert {config.kernel(j) for j in range(1, 10)} == {"compiled"}
     stores = {name: str(tmp_path / f"{name}.zarr") for name in ("serial", "threads")}
     kernel_cpu = {}
     for name, path in stores.items():
@@ -57,25 +53,6 @@ def test_lockstep_parts_on_the_helper_threads_make_the_serial_store(tmp_path, mo
     assert_stores_equal(stores["serial"], stores["threads"])
     # CPU seconds, not wall: a busy machine stretches both runs' alike
     assert kernel_cpu["threads"] > 0.5 * kernel_cpu["serial"] > 0
-
-
-def test_map_parts_runs_on_the_helpers_of_an_open_thread_executor():
-    """In order either way; on the helper threads while a threads executor is open, in the
-    caller's thread otherwise (a serial run, a Dask worker)."""
-    def where(part):
-        return part, threading.current_thread().name
-
-    alone = map_parts(where, range(5))
-    assert alone == [(part, threading.current_thread().name) for part in range(5)]
-    executor = ThreadExecutor(2)
-    try:
-        helped = map_parts(where, range(5))
-    finally:
-        executor.close()
-    assert [part for part, _ in helped] == list(range(5))
-    assert all(name.startswith("part") for _, name in helped)
-    assert map_parts(where, range(3)) == [(part, threading.current_thread().name)
-                                          for part in range(3)]
 
 
 def failing_shard(task: ShardTask, store: ComputationStore) -> dict:

@@ -12,7 +12,6 @@ keep f_k and the bids (the values f are kept at every level).
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -160,18 +159,17 @@ class GopsConfig(ComputationConfig):
 
     def kernel(self, j: int) -> str:
         """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
-        a run of at most LANE_GAMES[objective] matrix games; else 'lockstep' (compiled
-        lanes, game/lockstep.py) at a level that stores no strategies, and 'compiled'
-        (numba, warm starts) at one that does: the two measure level there (docs/gops.md,
-        "Without reference counts"), and the lanes would store other optimal strategies
-        where a game has several, which would need a new kernel_version.  A function of the
-        configuration and j alone, so that every shard of a level, resumed or repaired, is
-        solved by the same kernel."""
+        a run of at most LANE_GAMES[objective] matrix games, else 'compiled' (numba, warm
+        starts), with or without strategies: since its guesses are eliminated without a
+        search for pivots it beats the compiled lanes (game/lockstep.py) on values alone
+        too, 1.08-1.19x end to end at N = 12 without strategies (docs/gops.md, "Guesses
+        without a pivot search").  A function of the configuration and j alone, so that
+        every shard of a level, resumed or repaired, is solved by the same kernel."""
         if self.cards <= LANE_MAX_CARDS and sum(
                 level_info(self, i, stored_pattern_count(self.cards, i))["matrix_games"]
                 for i in range(1, self.cards + 1)) <= LANE_GAMES[self.objective]:
             return "lanes"
-        return "compiled" if self.with_strategies(j) else "lockstep"
+        return "compiled"
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
@@ -285,8 +283,7 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     whole shard (reads, layout, writes and compression included), so that `subgame status
     --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
     --pipeline), and which kernel solved it (``GopsConfig.kernel``): ``lane_shards`` 1
-    where numpy's lanes did (a small run), ``lockstep_shards`` 1 where the compiled lanes
-    did (a level without strategies), both 0 where numba's warm starts did."""
+    where numpy's lanes did (a small run), 0 where numba's warm starts did."""
     shard_start = time.thread_time()
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
@@ -303,12 +300,10 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     else:
         ranks, prev = None, level_zero(config.objective)
     kernel = config.kernel(j)
-    helpers = HelperTime()
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
-                              config.with_upcard_values(j), ranks, kernel=kernel,
-                              map_parts=helpers.map_parts)
-    kernel_cpu = time.thread_time() - kernel_start + helpers.seconds
+                              config.with_upcard_values(j), ranks, kernel=kernel)
+    kernel_cpu = time.thread_time() - kernel_start
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
     if result.upcard_values is not None:
         store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
@@ -318,31 +313,7 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
             "guessed": result.guessed, "max_gap": result.max_gap,
-            "lane_shards": int(kernel == "lanes"), "lockstep_shards": int(kernel == "lockstep"),
+            "lane_shards": int(kernel == "lanes"),
             "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
-            "shard_cpu_seconds": round(time.thread_time() - shard_start + helpers.seconds, 4)}
+            "shard_cpu_seconds": round(time.thread_time() - shard_start, 4)}
 
-
-class HelperTime:
-    """``executors.map_parts`` that adds up the CPU seconds of the parts run on other
-    threads than the shard's (those on its own are in its ``time.thread_time``)."""
-
-    def __init__(self):
-        self.elsewhere: list[float] = []  # appended from the helper threads
-        self.shard_thread = threading.get_ident()
-
-    @property
-    def seconds(self) -> float:
-        return sum(self.elsewhere)
-
-    def map_parts(self, solve_part, parts):
-        from subgame.executors import map_parts  # loaded by the run; not at plan time
-
-        def timed(part):
-            start = time.thread_time()
-            result = solve_part(part)
-            if threading.get_ident() != self.shard_thread:
-                self.elsewhere.append(time.thread_time() - start)
-            return result
-
-        return map_parts(timed, parts)

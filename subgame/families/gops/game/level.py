@@ -41,11 +41,12 @@ import numpy as np
 from subgame.jit import njit
 
 from . import cards, lanes, lockstep, patterns
-from .matrix_game import solve_into
+from .matrix_game import _u, solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
 OBJECTIVES = ("points", "win")
-# numba's loop (_solve_rows), numpy's lanes (lanes.py) or numba's lanes (lockstep.py)
+# numba's loop (_solve_rows), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which
+# only the benchmarks and tests run: GopsConfig.kernel)
 KERNELS = ("compiled", "lanes", "lockstep")
 
 
@@ -205,7 +206,8 @@ def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
     j = X.shape[0]
     for i in range(j):
         for l in range(j):
-            X[i, l] = duel[p, i, l] * prize + child_sign[p, i, l] * prev_row[child[p, i, l]]
+            X[_u(i), _u(l)] = (duel[_u(p), _u(i), _u(l)] * prize + child_sign[_u(p), _u(i), _u(l)]
+                               * prev_row[_u(child[_u(p), _u(i), _u(l)])])
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
@@ -230,17 +232,17 @@ def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, c
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _unpack_basis(mask, j, support):
-    """support (``solve_into``'s layout) from a basis mask (0: no guess)."""
+    """support (``solve_into``'s layout) from a basis mask (0: no guess).  Without
+    branches: every index is written at the next place, which moves on only if its bit is
+    set (branches on the bits of successive games mispredict)."""
     k = 0
-    t = 0
     for i in range(j):
-        if (mask >> i) & 1:
-            k += 1
-            support[k] = i
+        support[_u(k + 1)] = i
+        k += (mask >> i) & 1
+    t = k
     for c in range(j):
-        if (mask >> (16 + c)) & 1:
-            t += 1
-            support[k + t] = c
+        support[_u(t + 1)] = c
+        t += (mask >> (16 + c)) & 1
     support[0] = k
 
 
@@ -326,8 +328,8 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                     max_gap = max(max_gap, gap)
                     if with_strategies:
                         for i in range(j):
-                            strat_one[r, at, p, k, i] = x[i]
-                            strat_two[r, at, p, k, i] = y[i]
+                            strat_one[_u(r), _u(at), _u(p), _u(k), _u(i)] = x[_u(i)]
+                            strat_two[_u(r), _u(at), _u(p), _u(k), _u(i)] = y[_u(i)]
                     if p != symmetric or d != 0:
                         if with_upcard_values:
                             upcard_values[r, at, p, k] = value
@@ -369,7 +371,7 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
                 prev_ranks: np.ndarray | None = None, warm_start: bool = True,
-                kernel: str = "compiled", map_parts=None) -> ShardResult:
+                kernel: str = "compiled") -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
@@ -381,8 +383,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strategies may be other optimal ones where a game has several).  The compiled kernel
     releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
     (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
-    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results),
-    in parts given to ``map_parts`` (``lockstep.solve_rows``; e.g. threads) when given.
+    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -414,9 +415,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif ({"compiled": lambda: _solve_rows(*rows, warm_start),
-           "lanes": lambda: lanes.solve_rows(*rows),
-           "lockstep": lambda: lockstep.solve_rows(*rows, map_parts)}[kernel]()) < 0:
+    elif ({"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows)
+          if kernel != "compiled" else _solve_rows(*rows, warm_start)) < 0:
         raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "

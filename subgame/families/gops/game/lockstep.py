@@ -23,11 +23,11 @@ game whose tableau strategies certify no better than _REFINE (max X - min X), or
 simplex run fails, is solved afresh by ``solve_into``, which then re-solves it on its basis
 and refines it as always (about 3 games in 1e5).
 
-The pipeline's kernel for the levels that store no strategies (``GopsConfig.kernel``): at
-N = 11 it measured 1.5-1.8x the previous release's kernel, level with the warm starts
-since those compile without reference counts, and its parts share out over helper threads
-(docs/gops.md, "Compiled lanes", "Without reference counts");
-``solve_shard(..., kernel="lockstep")``.
+The issue's second road, games side by side in SIMD lanes, measured against the warm
+starts (``bench/gops.py --lockstep``): at N = 11 1.3-1.8x the previous release's kernel,
+but since the warm starts' guesses need no search for pivots they are faster on values
+alone too, so no run uses the lanes (``GopsConfig.kernel``; docs/gops.md, "Compiled
+lanes", "Guesses without a pivot search"); ``solve_shard(..., kernel="lockstep")``.
 """
 
 from __future__ import annotations
@@ -40,9 +40,6 @@ from . import lanes
 from .matrix_game import _MAX_PIVOTS, _REFINE, _STALL, _TIE, _TOL, _saddle_check, solve_into
 
 LANES = 64  # games pivoted together: the 12 x 12 tableau of j = 11 on 64 lanes is 72 KiB
-# Games a part of a shard (solve_rows): 0.05-0.15 s of work at N = 11, so that the parts of a
-# level's last shard share out over the cores, each a few lanes' worth of queue
-PART_GAMES = 1 << 17
 
 
 @njit(cache=True, nogil=True)
@@ -337,36 +334,19 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
 
 def solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                with_strategies, with_upcard_values, values, upcard_values, strat_one,
-               strat_two, stats, map_parts=None):
+               strat_two, stats):
     """``level._solve_rows`` without warm starts, on compiled lanes: fills values,
     upcard_values, the strategies and stats (guessed = 0) in place; returns 0, or -1 if a
-    game's simplex method failed.  A game's result does not depend on the games beside it,
-    so the shard's games are solved in parts of PART_GAMES, each writing its own games'
-    entries: through ``map_parts(solve_part, parts)`` (threads, say; ``_solve_games``
-    releases the GIL) when given, else one after another; the same bits either way."""
+    game's simplex method failed."""
     j = decks.shape[1]
     rows, ups, diffs, pats = lanes.game_index(reach, j, child.shape[0], symmetric,
                                               with_strategies)
     per_game = np.zeros((decks.shape[0], values.shape[1], child.shape[0], j))
-
-    def solve_part(part):
-        counts = np.zeros(4)  # games, saddles, pivots, max_gap
-        failed = _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win,
-                              prev, rows[part], ups[part], diffs[part], pats[part],
-                              np.empty((0, j, j)), with_strategies, per_game, strat_one,
-                              strat_two, counts, LANES) < 0
-        return failed, counts
-
-    parts = [slice(start, start + PART_GAMES) for start in range(0, rows.size, PART_GAMES)]
-    solved = (map_parts(solve_part, parts) if map_parts is not None
-              else [solve_part(part) for part in parts])
     stats[:] = 0.0
-    if any(failed for failed, _ in solved):
+    if _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev, rows,
+                    ups, diffs, pats, np.empty((0, j, j)), with_strategies, per_game,
+                    strat_one, strat_two, stats, LANES) < 0:
         return -1
-    if solved:
-        counts = np.array([part_counts for _, part_counts in solved])
-        stats[:3] = counts[:, :3].sum(axis=0)
-        stats[3] = counts[:, 3].max()
     lanes.finish_rows(decks, reach, per_game, values, upcard_values, strat_one, strat_two,
                       with_strategies, with_upcard_values)
     return 0

@@ -56,7 +56,9 @@ _REFINE = 1e-13  # a gap above this times (max X - min X): solve afresh, then _r
 _EXACT_TOL = 1e-14  # optimality tolerance of _refine, whose tableaux are exact to rounding
 _INFEASIBLE = 1e-15  # in _refine, a basic variable below -this leaves by a dual pivot
 _GUESS_SLACK = 1e-9  # a guessed support whose w or u has an entry below -this is wrong
+_THRESHOLD = 0.1  # a guess's elimination swaps rows only for a pivot below this of the largest
 _SINGULAR = 1e-14  # in _refine, a basis whose elimination meets no larger pivot is singular
+_u = np.uintp  # an index type: numba wraps negative signed indices around, not unsigned ones
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -66,16 +68,16 @@ def _ratio_test(tab, m, n, s, row_var, bland):
     pivot element.  Two passes with few data-dependent branches: the minimum first."""
     low = np.inf
     for i in range(m):
-        a = tab[i, s]
-        low = min(low, max(tab[i, n], 0.0) / a if a > _TOL else np.inf)
+        a = tab[_u(i), _u(s)]
+        low = min(low, max(tab[_u(i), _u(n)], 0.0) / a if a > _TOL else np.inf)
     if low == np.inf:
         return -1
     bound = low + _TIE * (1.0 + low)
     r = -1
     for i in range(m):
-        a = tab[i, s]
-        if a > _TOL and max(tab[i, n], 0.0) <= bound * a:
-            if r < 0 or ((row_var[i] < row_var[r]) if bland else (a > tab[r, s])):
+        a = tab[_u(i), _u(s)]
+        if a > _TOL and max(tab[_u(i), _u(n)], 0.0) <= bound * a:
+            if r < 0 or ((row_var[_u(i)] < row_var[_u(r)]) if bland else (a > tab[_u(r), _u(s)])):
                 r = i
     return r
 
@@ -83,16 +85,16 @@ def _ratio_test(tab, m, n, s, row_var, bland):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _pivot(tab, m, n, r, s):
     """Exchange basic variable r and non-basic variable s of the (m+1) x (n+1) tableau."""
-    p = 1.0 / tab[r, s]
+    p = 1.0 / tab[_u(r), _u(s)]
     for c in range(n + 1):
-        tab[r, c] *= p
-    tab[r, s] = p
+        tab[_u(r), _u(c)] *= p
+    tab[_u(r), _u(s)] = p
     for i in range(m + 1):
-        f = tab[i, s]
+        f = tab[_u(i), _u(s)]
         if i != r and f != 0.0:
             for c in range(n + 1):
-                tab[i, c] -= f * tab[r, c]
-            tab[i, s] = -f * p
+                tab[_u(i), _u(c)] -= f * tab[_u(r), _u(c)]
+            tab[_u(i), _u(s)] = -f * p
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -102,13 +104,13 @@ def _entering(tab, m, n, col_var, bland):
     s = -1
     if bland:
         for c in range(n):
-            if tab[m, c] > _TOL and (s < 0 or col_var[c] < col_var[s]):
+            if tab[_u(m), _u(c)] > _TOL and (s < 0 or col_var[_u(c)] < col_var[_u(s)]):
                 s = c
     else:
         best = _TOL
         for c in range(n):
-            if tab[m, c] > best:
-                best = tab[m, c]
+            if tab[_u(m), _u(c)] > best:
+                best = tab[_u(m), _u(c)]
                 s = c
     return s
 
@@ -147,13 +149,13 @@ def _certify(X, m, n, x, y):
     for c in range(n):
         t = 0.0
         for i in range(m):
-            t += x[i] * X[i, c]
+            t += x[_u(i)] * X[_u(i), _u(c)]
         lo = min(lo, t)
     hi = -np.inf
     for i in range(m):
         t = 0.0
         for c in range(n):
-            t += X[i, c] * y[c]
+            t += X[_u(i), _u(c)] * y[_u(c)]
         hi = max(hi, t)
     return 0.5 * (lo + hi), hi - lo
 
@@ -206,73 +208,85 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
 @njit(cache=True, nogil=True, _nrt=False)
 def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
     """x and y supported on the rows tight[:k] and the columns basic[:k]: B[R, S] w = 1
-    and u B[R, S] = 1 (R = tight, S = basic), solved by Gaussian elimination with partial
-    pivoting, then y = w / sum(w), x = u / sum(u).  Elimination keeps the rounding picked
-    up along a pivot path (tiny pivots between nearly equal GOPS entries) out of the
-    strategies.  A guessed support (``guess``) with an entry of w or u below
-    -_GUESS_SLACK is refused at once; otherwise negative entries are clipped to 0 (a wrong
-    support then shows in the certificate).  Returns k, or -1 if B[R, S] is singular (or
-    the guess refused); permutes tight[:k] (row pivoting).  The pivots' reciprocals replace
-    U's diagonal: multiplications instead of divisions on the solves' dependency chains.
-    """
+    and u B[R, S] = 1 (R = tight, S = basic), solved by Gaussian elimination, then
+    y = w / sum(w), x = u / sum(u).  Elimination keeps the rounding picked up along a pivot
+    path (tiny pivots between nearly equal GOPS entries) out of the strategies.
+
+    An optimal basis is solved with partial pivoting (swapping rows of B[R, S] permutes
+    tight[:k]).  A guessed support (``guess``) swaps rows only where a pivot is below
+    _THRESHOLD of the largest entry under it (threshold pivoting): the largest entry is a
+    reduction without branches and the swap is almost never taken, where partial
+    pivoting's search for the row is a chain of data-dependent branches in every column
+    (with it, shards of N = 11 took 3-7 % longer at j = 6, 8, 9; docs/gops.md, "Guesses
+    without a pivot search").  A guess with an entry of w or u below -_GUESS_SLACK is
+    refused at once; otherwise negative entries are clipped to 0 (a wrong support then
+    shows in the certificate).  Returns k, or -1 if B[R, S] is singular (or the guess
+    refused).  The pivots' reciprocals replace U's diagonal: multiplications instead of
+    divisions on the solves' dependency chains.  Indices are unsigned (``_u``)."""
     for a in range(k):
+        row = _u(tight[a])
         for b in range(k):
-            tab[a, b] = (X[tight[a], basic[b]] - lo) * scale + 1.0
-    for c in range(k):  # LU with row pivoting; swapping rows of B[R, S] permutes R
-        piv = c
+            tab[_u(a), _u(b)] = (X[row, _u(basic[b])] - lo) * scale + 1.0
+    for c in range(k):  # LU; swapping rows of B[R, S] permutes R
+        largest = 0.0
         for a in range(c + 1, k):
-            if abs(tab[a, c]) > abs(tab[piv, c]):
-                piv = a
-        if piv != c:
-            for b in range(k):
-                tab[c, b], tab[piv, b] = tab[piv, b], tab[c, b]
-            tight[c], tight[piv] = tight[piv], tight[c]
-        if tab[c, c] == 0.0:
+            largest = max(largest, abs(tab[_u(a), _u(c)]))
+        if not guess or abs(tab[_u(c), _u(c)]) < _THRESHOLD * largest:
+            piv = c
+            for a in range(c + 1, k):
+                if abs(tab[_u(a), _u(c)]) > abs(tab[_u(piv), _u(c)]):
+                    piv = a
+            if piv != c:
+                for b in range(k):
+                    tab[_u(c), _u(b)], tab[_u(piv), _u(b)] = tab[_u(piv), _u(b)], tab[_u(c), _u(b)]
+                tight[c], tight[piv] = tight[piv], tight[c]
+        if tab[_u(c), _u(c)] == 0.0:
             return -1  # the basis is singular in X: only rounding made it a basis
-        inverse = 1.0 / tab[c, c]
-        tab[c, c] = inverse
+        inverse = 1.0 / tab[_u(c), _u(c)]
+        tab[_u(c), _u(c)] = inverse
         for a in range(c + 1, k):
-            f = tab[a, c] * inverse
-            tab[a, c] = f
+            f = tab[_u(a), _u(c)] * inverse
+            tab[_u(a), _u(c)] = f
             for b in range(c + 1, k):
-                tab[a, b] -= f * tab[c, b]
+                tab[_u(a), _u(b)] -= f * tab[_u(c), _u(b)]
     w = tab[k]  # a spare row of the tableau (k <= m)
     for a in range(k):  # L z = 1, then U w = z
         z = 1.0
         for b in range(a):
-            z -= tab[a, b] * w[b]
-        w[a] = z
+            z -= tab[_u(a), _u(b)] * w[_u(b)]
+        w[_u(a)] = z
     total_y = 0.0
     for a in range(k - 1, -1, -1):
-        z = w[a]
+        z = w[_u(a)]
         for b in range(a + 1, k):
-            z -= tab[a, b] * w[b]
-        w[a] = z * tab[a, a]
-        if guess and w[a] < -_GUESS_SLACK:
+            z -= tab[_u(a), _u(b)] * w[_u(b)]
+        z *= tab[_u(a), _u(a)]
+        w[_u(a)] = z
+        if guess and z < -_GUESS_SLACK:
             return -1
-        y[basic[a]] = max(w[a], 0.0)
-        total_y += y[basic[a]]
+        y[_u(basic[a])] = max(z, 0.0)
+        total_y += y[_u(basic[a])]
     for b in range(k):  # U^T s = 1, then L^T u = s
         z = 1.0
         for a in range(b):
-            z -= tab[a, b] * w[a]
-        w[b] = z * tab[b, b]
+            z -= tab[_u(a), _u(b)] * w[_u(a)]
+        w[_u(b)] = z * tab[_u(b), _u(b)]
     total_x = 0.0
     for b in range(k - 1, -1, -1):
-        z = w[b]
+        z = w[_u(b)]
         for a in range(b + 1, k):
-            z -= tab[a, b] * w[a]
-        w[b] = z
+            z -= tab[_u(a), _u(b)] * w[_u(a)]
+        w[_u(b)] = z
         if guess and z < -_GUESS_SLACK:
             return -1
-        x[tight[b]] = max(z, 0.0)
-        total_x += x[tight[b]]
+        x[_u(tight[b])] = max(z, 0.0)
+        total_x += x[_u(tight[b])]
     if not (total_x > 0.0 and total_y > 0.0):
         return -1  # a wrong support clipped to nothing (or NaN)
     total_x, total_y = 1.0 / total_x, 1.0 / total_y
     for a in range(k):
-        x[tight[a]] *= total_x
-        y[basic[a]] *= total_y
+        x[_u(tight[a])] *= total_x
+        y[_u(basic[a])] *= total_y
     return k
 
 
@@ -281,13 +295,13 @@ def _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var):
     """The starting tableau: B = (X - lo) * scale + 1 with the slack basis."""
     for i in range(m):
         for c in range(n):
-            tab[i, c] = (X[i, c] - lo) * scale + 1.0
-        tab[i, n] = 1.0
-        row_var[i] = n + i
+            tab[_u(i), _u(c)] = (X[_u(i), _u(c)] - lo) * scale + 1.0
+        tab[_u(i), _u(n)] = 1.0
+        row_var[_u(i)] = n + i
     for c in range(n):
-        tab[m, c] = 1.0
-        col_var[c] = c
-    tab[m, n] = 0.0
+        tab[_u(m), _u(c)] = 1.0
+        col_var[_u(c)] = c
+    tab[_u(m), _u(n)] = 0.0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
