@@ -132,16 +132,26 @@ class Checked:
 # process under --orchestrate auto. Measured (README, bench/pipeline.py): the largest plans
 # below it, GOPS N = 10 (0.41 GB, 6.6 s of kernel) and Guess Who U = 4096 (0.70 GB, 1.6 s),
 # take less in one process than Prefect's and a cluster's start-up; the next sizes, GOPS
-# N = 11 (2.5 GB, 41 s) and Guess Who U = 8192 (2.8 GB), gain from workers and a flow run.
+# N = 11 (2.5 GB, 41 s) and Guess Who U = 8192 (2.8 GB), gain from workers and a flow run,
+# unless every stage runs on threads (below).
 SMALL_RUN_BYTES = 2**30
 
 
 def in_process(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
-    """Whether the run goes through the engine here rather than a Prefect flow run."""
+    """Whether the run goes through the engine here rather than a Prefect flow run: under
+    --orchestrate auto, a run that names no workers and is small, or whose every stage
+    runs on a thread per core (``Stage.threads``), of any size: those threads use the
+    machine's cores as a local cluster's workers would, without the flow run's server,
+    the workers' start-up, their copies of what a shard caches, or the pickling between
+    them (GOPS N = 12 --strategies top:4 measured 1.16-1.19x faster end to end, 12-15 %
+    less CPU; docs/gops.md, "One process for a machine's run")."""
     if options.orchestrate != "auto":
         return options.orchestrate == "none"
-    return not options.names_workers() and sum(
-        run.estimate.new_bytes for run in runs if not run.finished) <= SMALL_RUN_BYTES
+    pending = [run for run in runs if not run.finished]
+    return not options.names_workers() and (
+        sum(run.estimate.new_bytes for run in pending) <= SMALL_RUN_BYTES
+        or all(isinstance(stage, Stage) and stage.threads
+               for run in pending for stage in run.plan.stages))
 
 
 def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:

@@ -4,6 +4,10 @@ in-process (stages whose solver releases the GIL), or fanned out over Dask.
 All call the same ``run_shard``: solve (the stage's function writes the shard's region),
 then set the shard's marker. The marker is written after the data, by the process that
 wrote the data, so a shard whose marker is set is complete whatever is killed later.
+
+A shard solver whose work falls into parts that do not depend on each other may hand them
+to ``map_parts``: on the thread executor's helper threads, so that a level's last shards
+(fewer than the threads) still use every core; elsewhere in the shard's own thread.
 """
 
 from __future__ import annotations
@@ -11,12 +15,23 @@ from __future__ import annotations
 import logging
 import os
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from subgame.clusters import ClusterProfile
 from subgame.plan import ShardSolver, ShardTask
 
 ShardDone = Callable[[Mapping[str, Any]], None]
+_HELPERS: list[ThreadPoolExecutor] = []  # the open thread executors' pools for parts
+
+
+def map_parts(solve_part: Callable[[Any], Any], parts: Sequence[Any]) -> list[Any]:
+    """``solve_part`` of each part, in order: on the helper threads of this process's
+    thread executor when one is open (its shards' threads wait while the helpers compute,
+    so the cores stay as many as the threads), else one after another in this thread (a
+    serial run; a Dask worker, whose cores are its cluster's to share out)."""
+    if not _HELPERS or len(parts) < 2:
+        return [solve_part(part) for part in parts]
+    return list(_HELPERS[-1].map(solve_part, parts))
 
 
 def run_shard(solve_shard: ShardSolver, task: ShardTask) -> dict[str, Any]:
@@ -60,13 +75,16 @@ class ThreadExecutor:
     uses every core without a cluster's start-up, its workers' imports and compiled-code
     loads, or a second copy of what a worker caches (a GOPS level's layout is built once
     and shared). Each shard is computed exactly as the serial executor computes it, so the
-    store's bytes do not depend on the executor."""
+    store's bytes do not depend on the executor.  A shard may hand independent parts of
+    its work to as many helper threads (``map_parts``)."""
 
     name = "threads"
 
     def __init__(self, threads: int | None = None):
         threads = threads or os.cpu_count() or 1
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="shard")
+        self.helpers = ThreadPoolExecutor(threads, thread_name_prefix="part")
+        _HELPERS.append(self.helpers)
 
     def run_shards(self, solve_shard, tasks, on_done):
         running = {self.pool.submit(run_shard, solve_shard, task) for task in tasks}
@@ -86,7 +104,11 @@ class ThreadExecutor:
     def close(self) -> None:
         # A shard already running finishes and marks itself before the run's lock is
         # released (the engine closes its executor first); those not started are dropped.
+        # The helpers go last: a running shard may still be waiting for its parts.
         self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.helpers in _HELPERS:
+            _HELPERS.remove(self.helpers)
+        self.helpers.shutdown(wait=True)
 
 
 class DaskExecutor:

@@ -392,6 +392,39 @@ def test_row_reader_shards_equal_whole_level_shards(n_cards, objective, shard_de
         prev = whole.values
 
 
+@pytest.mark.parametrize("n_cards, objective", [(8, "points"), (6, "win")])
+def test_pattern_ranges_on_threads_are_the_whole_shard_bit_for_bit(n_cards, objective,
+                                                                  monkeypatch):
+    """Given map_parts, the warm starts solve a shard's patterns in ranges (here of about
+    300 games, on two threads, out of order): a game guesses only from its own pattern's
+    games, so every array and count is the one call's, bit for bit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from subgame.families.gops.game import level
+
+    monkeypatch.setattr(level, "PART_GAMES", 300)
+    ranges_seen = []
+
+    def map_parts(solve_part, parts):
+        ranges_seen.append(len(parts))
+        with ThreadPoolExecutor(2) as pool:  # the last range first, then the rest
+            backwards = list(pool.map(solve_part, list(parts)[::-1]))
+        return backwards[::-1]
+
+    prev = None
+    for layout, whole in solve_levels(n_cards, True, objective):
+        if 3 <= layout.j < n_cards:  # (the top level has one deck)
+            one, ranged = (solve_shard(layout, prev, 1, layout.n_p, True, map_parts=given)
+                           for given in (None, map_parts))
+            for name in ("values", "upcard_values", "strategies", "strategies_two"):
+                assert getattr(one, name).tobytes() == getattr(ranged, name).tobytes()
+            assert (one.games, one.saddles, one.pivots, one.guessed, one.max_gap) == \
+                (ranged.games, ranged.saddles, ranged.pivots, ranged.guessed, ranged.max_gap)
+            assert one.guessed > 0
+        prev = whole.values
+    assert max(ranges_seen) > 10
+
+
 def test_upcard_values_left_out_change_nothing_else():
     levels = {layout.j: (layout, result) for layout, result in solve_levels(6, True)}
     layout, prev, whole = levels[4][0], levels[3][1].values, levels[4][1]

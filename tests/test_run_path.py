@@ -42,6 +42,26 @@ def test_a_small_plan_runs_in_process_and_resumes_there(tmp_path):
     np.testing.assert_array_equal(stored_values(store), expected(4, 2))
 
 
+def test_a_large_plan_on_threads_runs_in_process_any_other_as_a_flow(tmp_path):
+    """--orchestrate auto: a plan over SMALL_RUN_BYTES whose every stage runs on threads
+    (GOPS N = 13, 16 GB) stays in this process; one of the same size that holds the GIL
+    (Guess Who U = 8192) and any run that names its workers go to a flow run."""
+    from subgame.engine import SMALL_RUN_BYTES, check_run, in_process
+    from subgame.families.gops.plan import GopsConfig
+    from subgame.families.guess_who.plan import GuessWhoConfig
+    from subgame.options import RunOptions
+
+    options = RunOptions(store=str(tmp_path / "s.zarr"), dry_run=True)
+    gops = check_run(GopsConfig(cards=13, strategies="top:4"), options)
+    guess_who = check_run(GuessWhoConfig(max_n=8192), options)
+    assert min(gops.estimate.new_bytes, guess_who.estimate.new_bytes) > SMALL_RUN_BYTES
+    assert in_process([gops], options)
+    assert not in_process([guess_who], options)
+    assert not in_process([gops, guess_who], options)
+    assert not in_process([gops], RunOptions(store=options.store, workers=2))
+    assert not list(tmp_path.iterdir())  # checked, nothing written
+
+
 def test_a_forced_flow_run_writes_the_same_store(tmp_path):
     store = str(tmp_path / "s.zarr")
     (report,), probe = run_probe(tmp_path, *TOY_ARGS, "--orchestrate", "prefect",

@@ -4,12 +4,14 @@ every array, and a shard that fails must fail the step without losing the others
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 from subgame.engine import run_computation
-from subgame.executors import ThreadExecutor
-from subgame.families.gops.game import solve_levels
+from subgame.executors import ThreadExecutor, map_parts
+from subgame.families.gops.game import level, solve_levels
 from subgame.families.gops.game.level import GAP_LIMIT
 from subgame.families.gops.plan import GopsConfig
 from subgame.options import RunOptions
@@ -37,12 +39,15 @@ def test_threads_store_is_the_serial_store(tmp_path, objective):
                                        result.values, rtol=0, atol=1e-12)
 
 
-def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path):
+def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path, monkeypatch):
     """A run above the numpy lanes' size solves every level with numba's warm starts,
-    whose shards' threads release the GIL: the store is the serial executor's byte for
-    byte, its values those of the whole game solved in memory within the certified
-    tolerance (the shards' first decks guess from no neighbour, the whole levels' do), and
-    each step reports the kernel CPU seconds of its shards' threads."""
+    whose shards' threads release the GIL, each shard's patterns in ranges (here of about
+    2 000 games) that the threads executor's helper threads solve (``executors.map_parts``):
+    the store is the serial executor's byte for byte, its values those of the whole game
+    solved in memory within the certified tolerance (the shards' first decks guess from no
+    neighbour, the whole levels' do), and the kernel CPU seconds each step reports count
+    the helper threads (else the threads run would report about none)."""
+    monkeypatch.setattr(level, "PART_GAMES", 2000)
     config = GopsConfig(cards=9, strategies="none", shard_states=5000)
     assert {config.kernel(j) for j in range(1, 10)} == {"compiled"}
     stores = {name: str(tmp_path / f"{name}.zarr") for name in ("serial", "threads")}
@@ -62,6 +67,25 @@ def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path):
                                        result.values, rtol=0, atol=GAP_LIMIT)
     # CPU seconds, not wall: a busy machine stretches both runs' alike
     assert kernel_cpu["threads"] > 0.5 * kernel_cpu["serial"] > 0
+
+
+def test_map_parts_runs_on_the_helpers_of_an_open_thread_executor():
+    """In order either way; on the helper threads while a threads executor is open, in the
+    caller's thread otherwise (a serial run, a Dask worker)."""
+    def where(part):
+        return part, threading.current_thread().name
+
+    alone = map_parts(where, range(5))
+    assert alone == [(part, threading.current_thread().name) for part in range(5)]
+    executor = ThreadExecutor(2)
+    try:
+        helped = map_parts(where, range(5))
+    finally:
+        executor.close()
+    assert [part for part, _ in helped] == list(range(5))
+    assert all(name.startswith("part") for _, name in helped)
+    assert map_parts(where, range(3)) == [(part, threading.current_thread().name)
+                                          for part in range(3)]
 
 
 def failing_shard(task: ShardTask, store: ComputationStore) -> dict:

@@ -12,6 +12,7 @@ keep f_k and the bids (the values f are kept at every level).
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -300,10 +301,12 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     else:
         ranks, prev = None, level_zero(config.objective)
     kernel = config.kernel(j)
+    helpers = HelperTime()
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
-                              config.with_upcard_values(j), ranks, kernel=kernel)
-    kernel_cpu = time.thread_time() - kernel_start
+                              config.with_upcard_values(j), ranks, kernel=kernel,
+                              map_parts=helpers.map_parts)
+    kernel_cpu = time.thread_time() - kernel_start + helpers.seconds
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
     if result.upcard_values is not None:
         store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
@@ -315,5 +318,29 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
             "guessed": result.guessed, "max_gap": result.max_gap,
             "lane_shards": int(kernel == "lanes"),
             "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
-            "shard_cpu_seconds": round(time.thread_time() - shard_start, 4)}
+            "shard_cpu_seconds": round(time.thread_time() - shard_start + helpers.seconds, 4)}
 
+
+class HelperTime:
+    """``executors.map_parts`` that adds up the CPU seconds of the parts run on other
+    threads than the shard's (those on its own are in its ``time.thread_time``)."""
+
+    def __init__(self):
+        self.elsewhere: list[float] = []  # appended from the helper threads
+        self.shard_thread = threading.get_ident()
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.elsewhere)
+
+    def map_parts(self, solve_part, parts):
+        from subgame.executors import map_parts  # loaded by the run; not at plan time
+
+        def timed(part):
+            start = time.thread_time()
+            result = solve_part(part)
+            if threading.get_ident() != self.shard_thread:
+                self.elsewhere.append(time.thread_time() - start)
+            return result
+
+        return map_parts(timed, parts)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -44,6 +44,10 @@ from . import cards, lanes, lockstep, patterns
 from .matrix_game import _u, solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
+# Games in a range of a shard's patterns that solve_shard hands to map_parts: 0.05-0.1 s of
+# work, so that a level's last shards share out over the cores in a few ranges each
+PART_GAMES = 1 << 17
+MapParts = Callable[[Callable[[int], Any], Sequence[int]], list]
 OBJECTIVES = ("points", "win")
 # numba's loop (_solve_rows), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which
 # only the benchmarks and tests run: GopsConfig.kernel)
@@ -258,21 +262,25 @@ def _pack_basis(support):
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats, warm_start):
-    """values[r, d + diff_max, p] and the rest for every computed state of the rows; the
-    difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]] is the
-    block of level j-1 that deck row r reads for upcard k.
+                strat_two, stats, warm_start, patterns_lo, patterns_hi):
+    """values[r, d + diff_max, p] and the rest for every computed state of the rows and
+    the patterns patterns_lo <= p < patterns_hi (the rest of the arrays is left as it
+    was); the difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]]
+    is the block of level j-1 that deck row r reads for upcard k.
 
     Warm start: each game first tries the optimal basis of the game of the same upcard
     index k and pattern at the previous deck row (or difference) as its support
     (``solve_into``): neighbouring decks in colex order share all but their lowest cards,
     so the two games' matrices are close and so, two times in three, is their optimal
     support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
-    bits 16..31 (j <= 16), one int32 per (k, pattern)."""
+    bits 16..31 (j <= 16), one int32 per (k, pattern).  A game's guess comes only from
+    games of its own pattern, so a range of patterns is solved exactly as in the whole
+    shard: ranges can share out over threads (``level.solve_shard``)."""
     j = decks.shape[1]
     return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
                             prev, with_strategies, with_upcard_values, values, upcard_values,
-                            strat_one, strat_two, stats, warm_start, np.empty((j, j)),
+                            strat_one, strat_two, stats, warm_start, patterns_lo,
+                            patterns_hi, np.empty((j, j)),
                             np.empty((j + 1, j + 1)), np.empty(j, np.int64),
                             np.empty(j, np.int64), np.empty(j), np.empty(j),
                             np.zeros((j, child.shape[0]), np.int32),
@@ -283,20 +291,20 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
 @njit(cache=True, nogil=True, _nrt=False)
 def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                      with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                     strat_two, stats, warm_start, X, tab, row_var, col_var, x, y, bases,
-                     support, refine_strategies, refine_basis):
+                     strat_two, stats, warm_start, patterns_lo, patterns_hi, X, tab, row_var,
+                     col_var, x, y, bases, support, refine_strategies, refine_basis):
     """``_solve_rows`` given its scratch space: X, the tableau and its labels, x, y, the
     basis masks and solve_into's support and scratch.  Compiled without reference counts,
     as ``matrix_game``'s kernels are (its module text says why), so it allocates nothing."""
     n_rows, j = decks.shape
-    n_patterns = child.shape[0]
     diff_max = (values.shape[1] - 1) // 2
     prev_diff_max = (prev.shape[1] - 1) // 2
     games = saddles = pivots = guessed = 0
     max_gap = 0.0
-    values[:] = 0.0
-    upcard_values[:] = 0.0
     for r in range(n_rows):
+        for d in range(-diff_max, diff_max + 1):
+            for p in range(patterns_lo, patterns_hi):
+                values[r, d + diff_max, p] = 0.0
         prizes = np.int64(0)
         for k in range(j):
             prizes += decks[r, k]
@@ -306,7 +314,7 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
             prev_block = prev[drop_rank[r, k]]
             for d in range(-reach[r], reach[r] + 1):
                 at = d + diff_max
-                for p in range(n_patterns):
+                for p in range(patterns_lo, patterns_hi):
                     if p == symmetric and d == 0 and not with_strategies:
                         continue
                     if win:
@@ -335,14 +343,14 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                             upcard_values[r, at, p, k] = value
                         values[r, at, p] += value
         for d in range(-reach[r], reach[r] + 1):
-            for p in range(n_patterns):
+            for p in range(patterns_lo, patterns_hi):
                 values[r, d + diff_max, p] /= j
         for d in range(-diff_max, diff_max + 1):  # win only: states beyond reach(P)
             if abs(d) <= reach[r]:
                 continue
             saturated = abs(d) > prizes
             fill = (1.0 if d > 0 else -1.0) if saturated else np.nan
-            for p in range(n_patterns):
+            for p in range(patterns_lo, patterns_hi):
                 values[r, d + diff_max, p] = fill
                 for k in range(j):
                     if with_upcard_values:
@@ -371,7 +379,7 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
                 prev_ranks: np.ndarray | None = None, warm_start: bool = True,
-                kernel: str = "compiled") -> ShardResult:
+                kernel: str = "compiled", map_parts: MapParts | None = None) -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
@@ -384,6 +392,11 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
     (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
     ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
+
+    Given ``map_parts`` (``map_parts(solve_part, parts)``: each part's result, in order),
+    the compiled kernel solves the shard's patterns in ranges of about PART_GAMES games,
+    through it (on threads, say): a pattern's guesses come from its own games alone, so
+    the results are those of one call, bit for bit.
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -401,8 +414,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"prev_values has shape {prev.shape}, level {layout.j - 1} of "
                          f"N={layout.n_cards} ({layout.objective}) needs {expected}")
     n, j, n_pat, n_d = p_hi - p_lo, layout.j, layout.n_patterns, layout.n_diffs
+    where = f"level {j} ranks [{p_lo}, {p_hi})"
     values = np.empty((n, n_d, n_pat))
-    upcard_values = np.empty((n, n_d, n_pat, j) if with_upcard_values else (0, 0, 0, 0))
+    upcard_values = np.zeros((n, n_d, n_pat, j) if with_upcard_values else (0, 0, 0, 0))
     strat_shape = (n, n_d, n_pat, j, j) if with_strategies else (0, 0, 0, 0, 0)
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
@@ -415,12 +429,13 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif ({"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows)
-          if kernel != "compiled" else _solve_rows(*rows, warm_start)) < 0:
-        raise ArithmeticError(f"simplex failure in level {j} ranks [{p_lo}, {p_hi})")
+    elif kernel != "compiled":
+        if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
+            raise ArithmeticError(f"simplex failure in {where}")
+    else:
+        _solve_patterns(rows, warm_start, map_parts, n * n_d * n_pat * j, where)
     if stats[3] > GAP_LIMIT:
-        raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in level "
-                              f"{j} ranks [{p_lo}, {p_hi})")
+        raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in {where}")
     if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
         values = values[:, 0]
         if with_upcard_values:
@@ -432,6 +447,28 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                        strat_two if with_strategies else None,
                        int(stats[0]), int(stats[1]), int(stats[2]), float(stats[3]),
                        int(stats[4]))
+
+
+def _solve_patterns(rows: tuple, warm_start: bool, map_parts: MapParts | None,
+                    n_games: int, where: str) -> None:
+    """``_solve_rows`` on ``rows`` (solve_shard's arguments, about n_games games), its
+    patterns in ranges of about PART_GAMES games through ``map_parts``, or all in one call
+    without it; the ranges' counts go to ``rows``' stats (games, saddles, pivots and
+    guessed added, the largest gap)."""
+    *arrays, stats = rows
+    n_patterns = arrays[2].shape[0]  # child: (n_patterns, j, j)
+    count = 1 if map_parts is None else max(1, min(n_patterns, n_games // PART_GAMES))
+    edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
+
+    def solve_part(part: int) -> np.ndarray:
+        counts = np.zeros_like(stats)
+        if _solve_rows(*arrays, counts, warm_start, edges[part], edges[part + 1]) < 0:
+            raise ArithmeticError(f"simplex failure in {where}")
+        return counts
+
+    counts = np.array(map_parts(solve_part, range(count)) if map_parts else [solve_part(0)])
+    stats[:] = counts.sum(axis=0)
+    stats[3] = counts[:, 3].max()
 
 
 def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,
