@@ -433,7 +433,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
-        _solve_patterns(rows, warm_start, map_parts, n * n_d * n_pat * j, where)
+        _solve_patterns(rows, warm_start, map_parts, n_pat, n * n_d * n_pat * j, where)
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in {where}")
     if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
@@ -450,13 +450,12 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
 
 
 def _solve_patterns(rows: tuple, warm_start: bool, map_parts: MapParts | None,
-                    n_games: int, where: str) -> None:
-    """``_solve_rows`` on ``rows`` (solve_shard's arguments, about n_games games), its
-    patterns in ranges of about PART_GAMES games through ``map_parts``, or all in one call
-    without it; the ranges' counts go to ``rows``' stats (games, saddles, pivots and
-    guessed added, the largest gap)."""
+                    n_patterns: int, n_games: int, where: str) -> None:
+    """``_solve_rows`` on ``rows`` (solve_shard's arguments: n_patterns patterns, about
+    n_games games), its patterns in ranges of about PART_GAMES games through
+    ``map_parts``, or all in one call without it; the ranges' counts go to ``rows``' stats
+    (games, saddles, pivots and guessed added, the largest gap)."""
     *arrays, stats = rows
-    n_patterns = arrays[2].shape[0]  # child: (n_patterns, j, j)
     count = 1 if map_parts is None else max(1, min(n_patterns, n_games // PART_GAMES))
     edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
 
