@@ -51,9 +51,10 @@ class RunOptions:
                         "will not fit.")] = False
     orchestrate: Annotated[Literal[ORCHESTRATIONS], typer.Option(
         "--orchestrate", help="prefect: a Prefect flow run; none: in this process, no "
-                              "Prefect; auto: in this process (serial, no Prefect, no Dask) "
-                              "when the plan is small and names no --cluster, --scheduler "
-                              "or --workers, else a flow run.")] = "auto"
+                              "Prefect; auto: in this process (no Prefect, no Dask; a thread "
+                              "per core where the stage allows it) when the run names no "
+                              "--cluster, --scheduler or --workers and its plan is small or "
+                              "runs every stage on threads (GOPS), else a flow run.")] = "auto"
     progress: bool = False  # progress bars (the CLI shows them unless --json)
 
     def __post_init__(self) -> None:
