@@ -19,7 +19,8 @@
 none`): per level the matrix games, their size, pivots, the flops of the tableau and of the
 rest of a game, the bytes of level j-1, and the measured time against a lower bound from this
 CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy), all
-measured in the same run (docs/gops.md, "Cost model").
+measured in the same run (docs/gops.md, "Cost model"); ``--kernel specialised`` times the
+kernel compiled for each level's j.
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
 back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of N, both
@@ -36,6 +37,14 @@ release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, 
 against the scalar and SIMD flop bounds and HiGHS on G of the level's games (one pass,
 wall time, against the lanes' best CPU time on the same games; docs/gops.md, "Compiled
 lanes").
+``--specialised N [--store STORE] [--objective win] [--previous REV]`` instead solves
+``--shards`` shards spread over each level j >= 5 of N (of DEFAULT_SHARD_STATES states, with
+strategies and f_k where `subgame run gops --cards N --strategies top:4` keeps them) with the
+compiled kernel for every j, the same kernel specialised to the level's j and the previous
+release's, interleaved, best CPU time of 3 each: per level pivots/game, ns/game of each, the
+ratios, what the specialised kernel's first call paid to compile (0 when numba's cache had
+it) and that the two compiled kernels agree bit for bit.  Level j-1 comes from STORE (a
+finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -64,11 +73,12 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linprog
 
-from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices, shard_ranges,
-                                solve_levels, solve_matrix_games, solve_shard)
+from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices,
+                                       previous_rows, shard_ranges, solve_levels,
+                                       solve_matrix_games, solve_shard)
 from subgame.families.gops.game import lockstep
 from subgame.families.gops.game.patterns import pattern_count
-from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig
+from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig, group_path
 
 PREVIOUS_RELEASE = "8742bf9"  # the last commit with the 0.3 kernel (no warm starts)
 KERNEL = "subgame/families/gops/game"
@@ -318,6 +328,94 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                         f"{np.abs(lockstep.solve_matrices(sample)[0] - reference).max():.1e}"]
             print("| " + " | ".join(row) + " |", flush=True)
         prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
+
+
+def identical(a, b) -> bool:
+    """Two results' arrays (or counts, or None) equal bit for bit."""
+    if a is None or b is None or np.isscalar(a):
+        return repr(a) == repr(b)
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
+                   shards: int = 4, tries: int = 3) -> None:
+    """Per level j >= 5 of N: ``shards`` shards spread over the level, each solved by the
+    compiled kernel for every j, by the same specialised to j and by the previous release's
+    (interleaved, best CPU time of ``tries``), as the default run stores them (strategies
+    and f_k where `--strategies top:4` keeps them); level j-1's rows from ``store`` or
+    from an in-process solve."""
+    config = GopsConfig(cards=n_cards, strategies="top:4", objective=objective)
+    group = None
+    if store is not None:
+        import zarr
+        group = zarr.open_group(store, mode="r", use_consolidated=False)[
+            group_path(n_cards, objective)]
+    print(f"== the kernel specialised to j, N = {n_cards} ({objective}), {shards} shards of "
+          f"{DEFAULT_SHARD_STATES:,} states a level, best CPU time of {tries} ==")
+    header = ["j", "games timed", "pivots/game", "ns/game, generic", "ns/game, specialised",
+              "ns/game, previous", "generic / specialised", "previous / specialised",
+              "first call's compile s", "bit for bit"]
+    print_header(header)
+    totals = {"generic": 0.0, "specialised": 0.0, "previous": 0.0}
+    prev = level_zero(objective)
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j, objective)
+        stores = (config.with_strategies(j), config.with_upcard_values(j))
+        if j >= 5 and layout.n_patterns > 1:
+            ranges = shard_ranges(layout, DEFAULT_SHARD_STATES)
+            picks = [ranges[i] for i in np.unique(
+                np.linspace(0, len(ranges) - 1, shards).astype(int))]
+            inputs = []
+            for lo, hi in picks:
+                ranks = previous_rows(layout, lo, hi)
+                rows = group[f"j{j - 1}/values"].oindex[ranks] if group is not None else \
+                    prev[ranks]
+                inputs.append((lo, hi, ranks, rows))
+            old_layout = previous.level_layout(n_cards, j, objective) if previous else None
+
+            def run(kernel: str) -> list:
+                if kernel == "previous":
+                    return [previous.solve_shard(old_layout, rows, lo, hi, *stores, ranks)
+                            for lo, hi, ranks, rows in inputs]
+                return [solve_shard(layout, rows, lo, hi, *stores, ranks,
+                                    kernel="compiled" if kernel == "generic" else kernel)
+                        for lo, hi, ranks, rows in inputs]
+
+            kernels = [k for k in totals if k != "previous" or previous is not None]
+            best, results, first = {}, {}, {}
+            for attempt in range(tries + 1):  # the first pass compiles, and is not timed
+                for kernel in kernels:
+                    start = time.process_time()
+                    results[kernel] = run(kernel)
+                    seconds = time.process_time() - start
+                    if attempt:
+                        best[kernel] = min(best.get(kernel, np.inf), seconds)
+                    else:
+                        first[kernel] = seconds
+            same = all(identical(getattr(a, field), getattr(b, field))
+                       for a, b in zip(results["generic"], results["specialised"])
+                       for field in ("values", "upcard_values", "strategies",
+                                     "strategies_two", "pivots", "guessed", "max_gap"))
+            games = sum(r.games for r in results["generic"])
+            pivots = sum(r.pivots for r in results["generic"])
+            for kernel in best:
+                totals[kernel] += best[kernel]
+            ns = {kernel: 1e9 * seconds / games for kernel, seconds in best.items()}
+            old = previous is not None
+            row = [f"{j}", f"{games:,}", f"{pivots / games:.2f}", f"{ns['generic']:.0f}",
+                   f"{ns['specialised']:.0f}", f"{ns['previous']:.0f}" if old else "",
+                   f"{ns['generic'] / ns['specialised']:.2f}",
+                   f"{ns['previous'] / ns['specialised']:.2f}" if old else "",
+                   f"{first['specialised'] - best['specialised']:.1f}",
+                   "yes" if same else "NO"]
+            print("| " + " | ".join(row) + " |", flush=True)
+        if group is None and j < n_cards:
+            prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
+    row = ["all", "", ""] + [f"{totals[k]:.2f} s" if totals[k] else "" for k in totals] + [
+        f"{totals['generic'] / totals['specialised']:.2f}",
+        f"{totals['previous'] / totals['specialised']:.2f}" if totals["previous"] else "",
+        "", ""]
+    print("| " + " | ".join(row) + " |")
 
 
 def lockstep_limits(n_cards: int, deck_rows: int = 6, width: int = lockstep.LANES) -> None:
@@ -595,8 +693,10 @@ def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
     return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
 
 
-def cost_model(n_cards: int) -> None:
-    """Per level: the work of its matrix games against this CPU's bound (one core).
+def cost_model(n_cards: int, kernel: str = "compiled") -> None:
+    """Per level: the work of its matrix games against this CPU's bound (one core), solved
+    by the compiled ``kernel`` ("specialised": compiled for each level's j, before the
+    timing).
 
     A game of level j is j x j.  Its payoff costs 2 j^2 flops (duel * prize + sign * child)
     and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
@@ -614,16 +714,18 @@ def cost_model(n_cards: int) -> None:
     prev = np.zeros((1, 1))
     for j in range(1, n_cards + 1):
         layout = level_layout(n_cards, j)
-        solve_shard(layout, prev, 0, min(layout.n_p, 1), False)  # layout and caches warm
+        # layout and caches warm, the kernel compiled
+        solve_shard(layout, prev, 0, min(layout.n_p, 1), False, kernel=kernel)
         start = time.process_time()
-        result = solve_shard(layout, prev, 0, layout.n_p, False)
+        result = solve_shard(layout, prev, 0, layout.n_p, False, kernel=kernel)
         seconds = time.process_time() - start
         rows.append((layout, result, seconds, prev.nbytes,
                      solver_alone(layout, prev) if result.games else 0.0))
         prev = result.values
     after = machine_rates()
     rates = {name: max(before[name], after[name]) for name in before}
-    print(f"== cost model, N = {n_cards}, values only, one core (CPU seconds) ==")
+    print(f"== cost model, N = {n_cards}, values only, kernel {kernel}, one core (CPU "
+          "seconds) ==")
     print(f"  this CPU: scalar {rates['scalar'] / 1e9:.2f} Gflop/s, SIMD (64 lanes) "
           f"{rates['simd'] / 1e9:.2f} Gflop/s, memory copy {rates['bandwidth'] / 1e9:.2f} GB/s")
     header = ("j", "decks", "patterns", "games", "saddle %", "pivots/LP", "tableau Gflop",
@@ -661,6 +763,9 @@ def main() -> None:
                         help="git revision of the kernel to compare with ('none': skip)")
     parser.add_argument("--cost-model", type=int, metavar="N",
                         help="Only the cost model of N's levels (see the module text).")
+    parser.add_argument("--kernel", default="compiled", choices=("compiled", "specialised"),
+                        help="With --cost-model: the compiled kernel for every j, or "
+                             "specialised to each level's j.")
     parser.add_argument("--warm-starts", type=int, metavar="N",
                         help="Only the kernel with and without warm starts, per level of N.")
     parser.add_argument("--lanes", type=int, metavar="N",
@@ -680,6 +785,16 @@ def main() -> None:
                         help="With --lockstep: without strategies.")
     parser.add_argument("--no-upcard-values", action="store_true",
                         help="With --lockstep: without upcard values.")
+    parser.add_argument("--specialised", type=int, metavar="N",
+                        help="Only the kernel specialised to j against the generic one and "
+                             "the previous release's, per level j >= 5 of N.")
+    parser.add_argument("--store", metavar="STORE",
+                        help="With --specialised: a finished `subgame run gops --cards N` "
+                             "store to read the levels' inputs from.")
+    parser.add_argument("--objective", default="points", choices=("points", "win"),
+                        help="With --specialised: the objective.")
+    parser.add_argument("--shards", type=int, default=4,
+                        help="With --specialised: shards timed a level.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -691,7 +806,7 @@ def main() -> None:
     for _ in solve_levels(4, True):  # load the compiled kernels before timing anything
         pass
     if args.cost_model:
-        cost_model(args.cost_model)
+        cost_model(args.cost_model, args.kernel)
         return
     if args.pipeline:
         pipeline_cost(args.pipeline, args.run_options.split())
@@ -707,6 +822,11 @@ def main() -> None:
                     previous_kernel(args.previous), args.highs_games,
                     strategies=not args.values_only, upcard_values=not args.no_upcard_values,
                     previous_kernel=args.previous_kernel)
+        return
+    if args.specialised:
+        specialised_ab(args.specialised, args.objective, args.store,
+                       None if args.previous == "none" else previous_kernel(args.previous),
+                       args.shards)
         return
     if args.lockstep_limits:
         lockstep_limits(args.lockstep_limits)

@@ -425,6 +425,33 @@ def test_pattern_ranges_on_threads_are_the_whole_shard_bit_for_bit(n_cards, obje
     assert max(ranges_seen) > 10
 
 
+def test_the_kernel_specialised_to_j_is_the_generic_one_bit_for_bit():
+    """kernel="specialised" (compiled for level 5 alone, j a constant in every loop of the
+    solver) gives every array and count of the generic kernel, bit for bit, under both
+    objectives (one compiled kernel serves both) and in pattern ranges on two threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def map_parts(solve_part, parts):
+        with ThreadPoolExecutor(2) as pool:
+            return list(pool.map(solve_part, parts))
+
+    for n_cards, objective in ((8, "points"), (7, "win")):
+        levels = {layout.j: (layout, result)
+                  for layout, result in solve_levels(n_cards, False, objective)}
+        layout, prev = levels[5][0], levels[4][1].values
+        for given in (None, map_parts):
+            generic, specialised = (solve_shard(layout, prev, 0, layout.n_p, True,
+                                                kernel=kernel, map_parts=given)
+                                    for kernel in ("compiled", "specialised"))
+            for name in ("values", "upcard_values", "strategies", "strategies_two"):
+                assert getattr(generic, name).tobytes() == getattr(specialised, name).tobytes()
+            assert (generic.games, generic.saddles, generic.pivots, generic.guessed,
+                    generic.max_gap) == (specialised.games, specialised.saddles,
+                                         specialised.pivots, specialised.guessed,
+                                         specialised.max_gap)
+            assert generic.guessed > 0 and generic.pivots > 0
+
+
 def test_upcard_values_left_out_change_nothing_else():
     levels = {layout.j: (layout, result) for layout, result in solve_levels(6, True)}
     layout, prev, whole = levels[4][0], levels[3][1].values, levels[4][1]

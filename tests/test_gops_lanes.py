@@ -14,7 +14,7 @@ import zarr
 from subgame.families.gops.game import (level_layout, level_zero, locate, payoff_matrices,
                                         solve_matrix_games, solve_shard)
 from subgame.families.gops.game import lanes, patterns
-from subgame.families.gops.plan import GopsConfig
+from subgame.families.gops.plan import SPECIALISE_GAMES, GopsConfig, level_info
 from tests import gops_reference as reference
 from tests.test_gops_kernel import HARD_GAMES, HIGHS_AGREEMENT
 
@@ -183,6 +183,26 @@ def test_the_kernel_follows_the_run_size():
     assert {GopsConfig(9, strategies="none").kernel(j) for j in range(1, 10)} == \
         {"compiled"}
     assert {GopsConfig(7, strategies="none").kernel(j) for j in range(1, 8)} == {"lanes"}
+
+
+def test_levels_of_250_million_games_get_the_kernel_specialised_to_j():
+    """The levels of at least SPECIALISE_GAMES (250 million) matrix games are solved by
+    the kernel compiled for their j, the rest by the generic one: at N = 13 the levels
+    j = 7, 8, 9, whose games the N = 13 run recorded as 271 507 236, 603 829 512 and
+    355 984 200 (docs/gops.md), and not j = 10 (53 482 000); no level of N <= 12 (points)
+    or N <= 10 (win)."""
+    def specialised(n_cards: int, objective: str = "points") -> list[int]:
+        config = GopsConfig(n_cards, strategies="top:4", objective=objective)
+        return [j for j in range(1, n_cards + 1) if config.kernel(j) == "specialised"]
+
+    config = GopsConfig(13)
+    assert [level_info(config, j, patterns.stored_pattern_count(13, j))["matrix_games"]
+            for j in (7, 8, 9, 10)] == [271_507_236, 603_829_512, 355_984_200, 53_482_000]
+    assert SPECIALISE_GAMES == 250_000_000
+    assert specialised(13) == [7, 8, 9]
+    assert specialised(14) == [7, 8, 9, 10]
+    assert specialised(12) == specialised(10, "win") == []
+    assert specialised(11, "win") == [6, 7, 8]
 
 
 def subgame(*args: str, importtime: bool = False) -> subprocess.CompletedProcess:

@@ -45,6 +45,13 @@ DEFAULT_SHARD_STATES = 200_000
 # cheaper (most are saddle points), so the win objective breaks even later.
 LANE_GAMES = {"points": 400_000, "win": 800_000}
 LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to count
+# A level of at least this many matrix games is solved by the compiled kernel specialised
+# to its j (game/level.py, _solve_rows): 1.10-1.19x at j = 7..9 of N = 13, 17-31 CPU s a
+# level there, against about 16.5 s of compiling, once per j and machine (numba's cache
+# keeps it).  The levels above it: points N = 13 j = 7..9, N = 14 j = 7..10, win N = 11
+# j = 6..8 (`python bench/gops.py --specialised 13`; docs/gops.md, "The kernel specialised
+# to the level's j").
+SPECIALISE_GAMES = 250_000_000
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
@@ -164,13 +171,17 @@ class GopsConfig(ComputationConfig):
         starts), with or without strategies: since its guesses are eliminated without a
         search for pivots it beats the compiled lanes (game/lockstep.py) on values alone
         too, 1.08-1.19x end to end at N = 12 without strategies (docs/gops.md, "Guesses
-        without a pivot search").  A function of the configuration and j alone, so that
-        every shard of a level, resumed or repaired, is solved by the same kernel."""
-        if self.cards <= LANE_MAX_CARDS and sum(
-                level_info(self, i, stored_pattern_count(self.cards, i))["matrix_games"]
-                for i in range(1, self.cards + 1)) <= LANE_GAMES[self.objective]:
+        without a pivot search"); 'specialised' (that kernel compiled for j alone, the
+        same results bit for bit) at a level of SPECIALISE_GAMES matrix games or more.  A
+        function of the configuration and j alone, so that every shard of a level,
+        resumed or repaired, is solved by the same kernel."""
+        def games(i: int) -> int:
+            return level_info(self, i, stored_pattern_count(self.cards, i))["matrix_games"]
+
+        if self.cards <= LANE_MAX_CARDS and sum(map(games, range(1, self.cards + 1))) <= \
+                LANE_GAMES[self.objective]:
             return "lanes"
-        return "compiled"
+        return "specialised" if games(j) >= SPECIALISE_GAMES else "compiled"
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
@@ -284,7 +295,8 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
     whole shard (reads, layout, writes and compression included), so that `subgame status
     --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
     --pipeline), and which kernel solved it (``GopsConfig.kernel``): ``lane_shards`` 1
-    where numpy's lanes did (a small run), 0 where numba's warm starts did."""
+    where numpy's lanes did (a small run), ``specialised_shards`` 1 where numba's warm
+    starts compiled for j did (a large level), neither where the generic ones did."""
     shard_start = time.thread_time()
     config: GopsConfig = task.config
     j, shard = task.step.info["cards_left"], task.shard
@@ -317,6 +329,7 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
             "guessed": result.guessed, "max_gap": result.max_gap,
             "lane_shards": int(kernel == "lanes"),
+            "specialised_shards": int(kernel == "specialised"),
             "previous_bytes": int(prev.nbytes), "kernel_cpu_seconds": round(kernel_cpu, 4),
             "shard_cpu_seconds": round(time.thread_time() - shard_start + helpers.seconds, 4)}
 

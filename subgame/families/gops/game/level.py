@@ -49,9 +49,10 @@ GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_
 PART_GAMES = 1 << 17
 MapParts = Callable[[Callable[[int], Any], Sequence[int]], list]
 OBJECTIVES = ("points", "win")
-# numba's loop (_solve_rows), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which
-# only the benchmarks and tests run: GopsConfig.kernel)
-KERNELS = ("compiled", "lanes", "lockstep")
+# numba's loop (_solve_rows) compiled once for every j or for the level's j alone
+# ("specialised"), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which only the
+# benchmarks and tests run): GopsConfig.kernel picks
+KERNELS = ("compiled", "specialised", "lanes", "lockstep")
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,9 +206,8 @@ class ShardResult:
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
-def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
+def _payoff_points(X, j, p, prize, prev_row, child, child_sign, duel):
     """X[i, l] = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)."""
-    j = X.shape[0]
     for i in range(j):
         for l in range(j):
             X[_u(i), _u(l)] = (duel[_u(p), _u(i), _u(l)] * prize + child_sign[_u(p), _u(i), _u(l)]
@@ -215,12 +215,11 @@ def _payoff_points(X, p, prize, prev_row, child, child_sign, duel):
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
-def _payoff_win(X, p, prize, d, prev_block, prev_diff_max, prizes_left, child, child_sign,
+def _payoff_win(X, j, p, prize, d, prev_block, prev_diff_max, prizes_left, child, child_sign,
                 duel):
     """X[i, l] = f(V - V_i, Y - Y_l, P - P_k, d + sign(V_i - Y_l) P_k), sign(d') when the
     child is saturated (|d'| > sum(P - P_k) = prizes_left); a child stored swapped is
     read at -d' and negated, the child V = Y (child_sign 0) is read as stored."""
-    j = X.shape[0]
     for i in range(j):
         for l in range(j):
             after = d + duel[p, i, l] * prize
@@ -262,7 +261,7 @@ def _pack_basis(support):
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats, warm_start, patterns_lo, patterns_hi):
+                strat_two, stats, warm_start, patterns_lo, patterns_hi, size):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows and
     the patterns patterns_lo <= p < patterns_hi (the rest of the arrays is left as it
     was); the difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]]
@@ -275,12 +274,18 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
     bits 16..31 (j <= 16), one int32 per (k, pattern).  A game's guess comes only from
     games of its own pattern, so a range of patterns is solved exactly as in the whole
-    shard: ranges can share out over threads (``level.solve_shard``)."""
-    j = decks.shape[1]
+    shard: ranges can share out over threads (``level.solve_shard``).
+
+    j = len(size), decks.shape[1]: size is an int8 array (one compiled kernel for every j)
+    or a tuple of j zeros, whose length numba knows when it compiles, so that the kernel is
+    compiled for that j alone with j a constant in every loop of the solver (inlined:
+    ``matrix_game``).  That one is 1.10-1.24x faster at j = 5..12 of N = 13 and gives the
+    same results bit for bit, for about 16.5 s of compiling a j (cached on disk)."""
+    j = len(size)
     return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
                             prev, with_strategies, with_upcard_values, values, upcard_values,
                             strat_one, strat_two, stats, warm_start, patterns_lo,
-                            patterns_hi, np.empty((j, j)),
+                            patterns_hi, size, np.empty((j, j)),
                             np.empty((j + 1, j + 1)), np.empty(j, np.int64),
                             np.empty(j, np.int64), np.empty(j), np.empty(j),
                             np.zeros((j, child.shape[0]), np.int32),
@@ -291,12 +296,12 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
 @njit(cache=True, nogil=True, _nrt=False)
 def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                      with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                     strat_two, stats, warm_start, patterns_lo, patterns_hi, X, tab, row_var,
-                     col_var, x, y, bases, support, refine_strategies, refine_basis):
+                     strat_two, stats, warm_start, patterns_lo, patterns_hi, size, X, tab,
+                     row_var, col_var, x, y, bases, support, refine_strategies, refine_basis):
     """``_solve_rows`` given its scratch space: X, the tableau and its labels, x, y, the
     basis masks and solve_into's support and scratch.  Compiled without reference counts,
     as ``matrix_game``'s kernels are (its module text says why), so it allocates nothing."""
-    n_rows, j = decks.shape
+    n_rows, j = decks.shape[0], len(size)
     diff_max = (values.shape[1] - 1) // 2
     prev_diff_max = (prev.shape[1] - 1) // 2
     games = saddles = pivots = guessed = 0
@@ -318,10 +323,10 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                     if p == symmetric and d == 0 and not with_strategies:
                         continue
                     if win:
-                        _payoff_win(X, p, card, d, prev_block, prev_diff_max,
+                        _payoff_win(X, j, p, card, d, prev_block, prev_diff_max,
                                     prizes - card, child, child_sign, duel)
                     else:
-                        _payoff_points(X, p, prize, prev_block[0], child, child_sign, duel)
+                        _payoff_points(X, j, p, prize, prev_block[0], child, child_sign, duel)
                     _unpack_basis(bases[k, p] if warm_start else 0, j, support)
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
                                                         support, refine_strategies, refine_basis)
@@ -389,8 +394,10 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     summed into f but not kept (``upcard_values`` is None).  ``warm_start=False`` solves
     every game from the slack basis (the same values within the certified gaps; the
     strategies may be other optimal ones where a game has several).  The compiled kernel
-    releases the GIL, so threads overlap.  ``kernel="lanes"`` solves the shard on numpy
-    (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
+    releases the GIL, so threads overlap; ``kernel="specialised"`` is it compiled for this
+    j alone (``_solve_rows``: faster on large levels, the same results bit for bit, about
+    16.5 s of compiling once per j and machine).  ``kernel="lanes"`` solves the shard on
+    numpy (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
     ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
 
     Given ``map_parts`` (``map_parts(solve_part, parts)``: each part's result, in order),
@@ -429,11 +436,12 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif kernel != "compiled":
+    elif kernel in ("lanes", "lockstep"):
         if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
-        _solve_patterns(rows, warm_start, map_parts, n_pat, n * n_d * n_pat * j, where)
+        _solve_patterns(rows, warm_start, kernel == "specialised", map_parts, n_pat,
+                        n * n_d * n_pat * j, where)
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in {where}")
     if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
@@ -449,19 +457,24 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                        int(stats[4]))
 
 
-def _solve_patterns(rows: tuple, warm_start: bool, map_parts: MapParts | None,
-                    n_patterns: int, n_games: int, where: str) -> None:
+def _solve_patterns(rows: tuple, warm_start: bool, specialised: bool,
+                    map_parts: MapParts | None, n_patterns: int, n_games: int,
+                    where: str) -> None:
     """``_solve_rows`` on ``rows`` (solve_shard's arguments: n_patterns patterns, about
-    n_games games), its patterns in ranges of about PART_GAMES games through
-    ``map_parts``, or all in one call without it; the ranges' counts go to ``rows``' stats
-    (games, saddles, pivots and guessed added, the largest gap)."""
+    n_games games), compiled for their j alone if ``specialised``, its patterns in ranges
+    of about PART_GAMES games through ``map_parts``, or all in one call without it; the
+    ranges' counts go to ``rows``' stats (games, saddles, pivots and guessed added, the
+    largest gap)."""
     *arrays, stats = rows
     count = 1 if map_parts is None else max(1, min(n_patterns, n_games // PART_GAMES))
     edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
+    j = arrays[0].shape[1]
+    size = (0,) * j if specialised else np.zeros(j, np.int8)
 
     def solve_part(part: int) -> np.ndarray:
         counts = np.zeros_like(stats)
-        if _solve_rows(*arrays, counts, warm_start, edges[part], edges[part + 1]) < 0:
+        if _solve_rows(*arrays, counts, warm_start, edges[part], edges[part + 1],
+                       size) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
         return counts
 

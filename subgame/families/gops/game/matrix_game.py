@@ -40,6 +40,10 @@ and view with two atomic instructions (a ``lock`` prefix each) on entry and exit
 a game, which were 38 % of a warm-start shard's time (docs/gops.md, "Without reference
 counts").  Such a function cannot allocate, so callers hand in all scratch space, and
 copies between slices are written as loops.
+
+The solver's steps are inlined into their caller (``inline="always"``), so a caller that
+knows m and n when it is compiled (``level._solve_rows`` specialised to a level's j) has
+them as constants in every loop; a caller with run-time sizes gets the same code as before.
 """
 
 from __future__ import annotations
@@ -115,7 +119,7 @@ def _entering(tab, m, n, col_var, bland):
     return s
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _simplex(tab, m, n, row_var, col_var, first):
     """Run the simplex method to optimality, column ``first`` entering first; return the
     number of pivots (-1: failure).
@@ -142,7 +146,7 @@ def _simplex(tab, m, n, row_var, col_var, first):
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _certify(X, m, n, x, y):
     """(g_lo + g_hi) / 2 and g_hi - g_lo for the strategies x, y (see the module text)."""
     lo = np.inf
@@ -205,7 +209,7 @@ def _basis_solution(X, m, n, lo, scale, tab, row_var, col_var, x, y):
     return _square_solution(X, m, n, lo, scale, tab, col_var, row_var, k, x, y, False)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
     """x and y supported on the rows tight[:k] and the columns basic[:k]: B[R, S] w = 1
     and u B[R, S] = 1 (R = tight, S = basic), solved by Gaussian elimination, then
@@ -478,7 +482,7 @@ def _saddle_check(X, m, n, x, y, base=0):
     return maximin, minimax, lo, hi, best_row, best_col
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def solve_into(X, m, n, tab, row_var, col_var, x, y, support, refine_strategies, refine_basis):
     """Solve the game X[:m, :n] into x[:m], y[:n]; return (value, gap, pivots, guessed).
 
