@@ -426,7 +426,7 @@ def test_pattern_ranges_on_threads_are_the_whole_shard_bit_for_bit(n_cards, obje
 
 
 def test_the_kernel_specialised_to_j_is_the_generic_one_bit_for_bit():
-    """kernel="specialised" (compiled for level 5 alone, j a constant in every loop of the
+    """kernel="specialised" (compiled for level 6 alone, j a constant in every loop of the
     solver) gives every array and count of the generic kernel, bit for bit, under both
     objectives (one compiled kernel serves both) and in pattern ranges on two threads."""
     from concurrent.futures import ThreadPoolExecutor
@@ -438,7 +438,7 @@ def test_the_kernel_specialised_to_j_is_the_generic_one_bit_for_bit():
     for n_cards, objective in ((8, "points"), (7, "win")):
         levels = {layout.j: (layout, result)
                   for layout, result in solve_levels(n_cards, False, objective)}
-        layout, prev = levels[5][0], levels[4][1].values
+        layout, prev = levels[6][0], levels[5][1].values
         for given in (None, map_parts):
             generic, specialised = (solve_shard(layout, prev, 0, layout.n_p, True,
                                                 kernel=kernel, map_parts=given)

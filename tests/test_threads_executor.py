@@ -69,6 +69,28 @@ def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path, monkeypa
     assert kernel_cpu["threads"] > 0.5 * kernel_cpu["serial"] > 0
 
 
+def test_a_level_on_the_specialised_kernel_makes_the_generic_store(tmp_path, monkeypatch):
+    """With SPECIALISE_GAMES lowered to 500 000 games, level 6 of N = 9 (539 784 games, the
+    largest) runs on the kernel compiled for j = 6: its step records every shard as
+    specialised, the others none, and the store is the generic run's, byte for byte."""
+    from subgame.families.gops import plan
+
+    config = GopsConfig(cards=9, strategies="none", shard_states=5000)
+    stores = {kernel: str(tmp_path / f"{kernel}.zarr") for kernel in ("generic", "specialised")}
+    run_computation(config, RunOptions(stores["generic"], executor="threads"))
+    monkeypatch.setattr(plan, "SPECIALISE_GAMES", 500_000)
+    assert [j for j in range(1, 10) if config.kernel(j) == "specialised"] == [6]
+    run_computation(config, RunOptions(stores["specialised"], executor="threads"))
+    assert_stores_equal(stores["generic"], stores["specialised"])
+    done = ComputationStore.open(stores["specialised"], config.group_path()).group.attrs[
+        "steps_done"]
+    shards = {int(index) + 1: step["computed"]["specialised_shards"]
+              for index, step in done.items()}
+    steps = config.plan().stages[0].steps
+    assert shards == {j: steps[j - 1].shards if j == 6 else 0 for j in range(1, 10)}
+    assert steps[5].shards > 2
+
+
 def test_map_parts_runs_on_the_helpers_of_an_open_thread_executor():
     """In order either way; on the helper threads while a threads executor is open, in the
     caller's thread otherwise (a serial run, a Dask worker)."""
