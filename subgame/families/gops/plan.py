@@ -49,8 +49,8 @@ LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to coun
 # to its j (game/level.py, _solve_rows): 1.10-1.19x at j = 7..9 of N = 13, 17-31 CPU s a
 # level there, against about 16.5 s of compiling, once per j and machine (numba's cache
 # keeps it).  The levels above it: points N = 13 j = 7..9, N = 14 j = 7..10, win N = 11
-# j = 6..8 (`python bench/gops.py --specialised 13`; docs/gops.md, "The kernel specialised
-# to the level's j").
+# j = 6..8, N = 12 j = 6..9 (`python bench/gops.py --specialised 13`; docs/gops.md, "The
+# kernel specialised to the level's j").
 SPECIALISE_GAMES = 250_000_000
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
@@ -312,7 +312,8 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         prev = store.array(f"j{j - 1}/values").oindex[ranks]
     else:
         ranks, prev = None, level_zero(config.objective)
-    kernel = config.kernel(j)
+    # (it counts the level's games, up to 25 ms under win: once per process and level)
+    kernel = cached(f"{FAMILY}|kernel", (config, j), lambda: config.kernel(j))
     helpers = HelperTime()
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),

@@ -279,7 +279,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     j = len(size), decks.shape[1]: size is an int8 array (one compiled kernel for every j)
     or a tuple of j zeros, whose length numba knows when it compiles, so that the kernel is
     compiled for that j alone with j a constant in every loop of the solver (inlined:
-    ``matrix_game``).  That one is 1.10-1.24x faster at j = 5..12 of N = 13 and gives the
+    ``matrix_game``).  That one is 1.09-1.24x faster at j = 5..12 of N = 13 and gives the
     same results bit for bit, for about 16.5 s of compiling a j (cached on disk)."""
     j = len(size)
     return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
