@@ -1,4 +1,5 @@
-"""Real components for every test: one Prefect test server, one Dask LocalCluster."""
+"""Real components for every test: one Prefect test server, one Dask LocalCluster (a test
+session's; each of pytest-xdist's worker processes is a session of its own)."""
 
 from __future__ import annotations
 
