@@ -45,6 +45,10 @@ release's, interleaved, best CPU time of 3 each: per level pivots/game, ns/game 
 ratios, what the specialised kernel's first call paid to compile (0 when numba's cache had
 it) and that the two compiled kernels agree bit for bit.  Level j-1 comes from STORE (a
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
+``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
+runs of G consecutive shards (default 6) shard by shard and each in one call, which carries
+the warm starts' bases across the shards' edges: guessed share and ns/game of both
+(docs/gops.md, "Tried and not kept: fewer pivots").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -337,6 +341,20 @@ def identical(a, b) -> bool:
     return a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+def store_levels(store: str | None, n_cards: int, objective: str = "points"):
+    """The level group of a finished `subgame run gops --cards N` store (None: no store)."""
+    if store is None:
+        return None
+    import zarr
+    return zarr.open_group(store, mode="r", use_consolidated=False)[group_path(n_cards,
+                                                                              objective)]
+
+
+def previous_values(group, prev: np.ndarray, j: int, ranks: np.ndarray) -> np.ndarray:
+    """Rows ``ranks`` of level j-1's values: from the store's group, else from ``prev``."""
+    return group[f"j{j - 1}/values"].oindex[ranks] if group is not None else prev[ranks]
+
+
 def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
                    shards: int = 4, tries: int = 3) -> None:
     """Per level j >= 5 of N: ``shards`` shards spread over the level, each solved by the
@@ -345,11 +363,7 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
     and f_k where `--strategies top:4` keeps them); level j-1's rows from ``store`` or
     from an in-process solve."""
     config = GopsConfig(cards=n_cards, strategies="top:4", objective=objective)
-    group = None
-    if store is not None:
-        import zarr
-        group = zarr.open_group(store, mode="r", use_consolidated=False)[
-            group_path(n_cards, objective)]
+    group = store_levels(store, n_cards, objective)
     print(f"== the kernel specialised to j, N = {n_cards} ({objective}), {shards} shards of "
           f"{DEFAULT_SHARD_STATES:,} states a level, best CPU time of {tries} ==")
     header = ["j", "games timed", "pivots/game", "ns/game, generic", "ns/game, specialised",
@@ -368,9 +382,7 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
             inputs = []
             for lo, hi in picks:
                 ranks = previous_rows(layout, lo, hi)
-                rows = group[f"j{j - 1}/values"].oindex[ranks] if group is not None else \
-                    prev[ranks]
-                inputs.append((lo, hi, ranks, rows))
+                inputs.append((lo, hi, ranks, previous_values(group, prev, j, ranks)))
             old_layout = previous.level_layout(n_cards, j, objective) if previous else None
 
             def run(kernel: str) -> list:
@@ -416,6 +428,58 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
         f"{totals['previous'] / totals['specialised']:.2f}" if totals["previous"] else "",
         "", ""]
     print("| " + " | ".join(row) + " |")
+
+
+def carried_bases_ab(n_cards: int, store: str | None, calls: int, windows: int = 2,
+                     tries: int = 3) -> None:
+    """Per level j >= 5 of N with at least ``calls`` shards: ``windows`` runs of ``calls``
+    consecutive shards (DEFAULT_SHARD_STATES states each, strategies and f_k where
+    `--strategies top:4` keeps them, the kernel a run picks for the level), solved shard by
+    shard as a run solves them, and each run in one `solve_shard` call, which carries the
+    warm starts' bases from deck row to deck row across the shards' edges (a shard's first
+    row has no previous row to guess from); alternating, ``tries`` timed passes each: best
+    CPU time, the median of the passes' ratios and the games solved on a guess.  Level j-1
+    comes from STORE or an in-process solve, as with --specialised."""
+    config = GopsConfig(cards=n_cards, strategies="top:4")
+    group = store_levels(store, n_cards)
+    print(f"== warm-start bases carried across {calls} consecutive shards, N = {n_cards}, "
+          f"{windows} runs a level, best CPU time of {tries} ==")
+    print_header(["j", "decks a shard", "games timed", "kernel", "guessed %, by shard",
+                  "guessed %, one call", "ns/game, by shard", "ns/game, one call",
+                  "by shard / one call (median pass)"])
+    prev = level_zero()
+    for j in range(1, n_cards + 1):
+        layout = level_layout(n_cards, j)
+        ranges = shard_ranges(layout, DEFAULT_SHARD_STATES)
+        if j >= 5 and len(ranges) >= calls:
+            stores = (config.with_strategies(j), config.with_upcard_values(j))
+            kernel = config.kernel(j)
+            firsts = np.unique(np.linspace(0, len(ranges) - calls, windows).astype(int))
+            runs = [ranges[first:first + calls] for first in firsts]
+
+            def solve(lo: int, hi: int):
+                ranks = previous_rows(layout, lo, hi)
+                return solve_shard(layout, previous_values(group, prev, j, ranks), lo, hi,
+                                   *stores, ranks, kernel=kernel)
+
+            ways = {"shard": lambda: [solve(lo, hi) for run in runs for lo, hi in run],
+                    "call": lambda: [solve(run[0][0], run[-1][1]) for run in runs]}
+            seconds, results = {way: [] for way in ways}, {}
+            for attempt in range(tries + 1):  # the first pass compiles, and is not timed
+                for way in (("shard", "call") if attempt % 2 else ("call", "shard")):
+                    start = time.process_time()
+                    results[way] = ways[way]()
+                    if attempt:
+                        seconds[way].append(time.process_time() - start)
+            games = sum(r.games for r in results["shard"])
+            guessed = {way: 100 * sum(r.guessed for r in results[way]) / games for way in ways}
+            ratio = np.median(np.array(seconds["shard"]) / np.array(seconds["call"]))
+            print(f"| {j} | {ranges[0][1] - ranges[0][0]} | {games:,} | {kernel} | "
+                  f"{guessed['shard']:.0f} | {guessed['call']:.0f} | "
+                  f"{1e9 * min(seconds['shard']) / games:.0f} | "
+                  f"{1e9 * min(seconds['call']) / games:.0f} | {ratio:.2f} |", flush=True)
+        if group is None and j < n_cards:
+            prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
 
 
 def lockstep_limits(n_cards: int, deck_rows: int = 6, width: int = lockstep.LANES) -> None:
@@ -789,12 +853,17 @@ def main() -> None:
                         help="Only the kernel specialised to j against the generic one and "
                              "the previous release's, per level j >= 5 of N.")
     parser.add_argument("--store", metavar="STORE",
-                        help="With --specialised: a finished `subgame run gops --cards N` "
-                             "store to read the levels' inputs from.")
+                        help="With --specialised or --carried-bases: a finished `subgame run "
+                             "gops --cards N` store to read the levels' inputs from.")
     parser.add_argument("--objective", default="points", choices=("points", "win"),
                         help="With --specialised: the objective.")
     parser.add_argument("--shards", type=int, default=4,
                         help="With --specialised: shards timed a level.")
+    parser.add_argument("--carried-bases", type=int, metavar="N",
+                        help="Only the warm starts' bases carried across consecutive shards "
+                             "against shard by shard, per level j >= 5 of N.")
+    parser.add_argument("--calls", type=int, default=6,
+                        help="With --carried-bases: consecutive shards solved in one call.")
     parser.add_argument("--pipeline", type=int, metavar="N",
                         help="Only the pipeline's cost per level of a `subgame run gops "
                              "--cards N --strategies none` against the in-process kernel.")
@@ -830,6 +899,9 @@ def main() -> None:
         return
     if args.lockstep_limits:
         lockstep_limits(args.lockstep_limits)
+        return
+    if args.carried_bases:
+        carried_bases_ab(args.carried_bases, args.store, args.calls)
         return
     previous = None if args.previous == "none" else previous_kernel(args.previous)
     machine = machine_rates()
