@@ -47,8 +47,9 @@ it) and that the two compiled kernels agree bit for bit.  Level j-1 comes from S
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
 runs of G consecutive shards (default 6) shard by shard and each in one call, which carries
-the warm starts' bases across the shards' edges: guessed share and ns/game of both
-(docs/gops.md, "Tried and not kept: fewer pivots").
+the warm starts' bases across the shards' edges, as a run's batches of shards now do:
+guessed share and ns/game of both (docs/gops.md, "Tried and not kept: fewer pivots" and
+"Shards solved in batches").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the

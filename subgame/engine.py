@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 from subgame import interrupts
 from subgame.family import ComputationConfig
 from subgame.options import RunOptions
-from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step
+from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step, sum_metrics
 from subgame.storage import ComputationStore, resolve_store
 from subgame.storage.location import check_store_location, publish_metadata
 from subgame.storage.lock import StoreLock
@@ -48,30 +48,20 @@ class RunReport:
         return asdict(self)
 
 
-def _sum_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Shard metrics summed over the step; those named max_* take the maximum."""
-    totals: dict[str, Any] = {}
-    for result in results:
-        for key, value in result.items():
-            if key != "shard" and isinstance(value, (int, float)):
-                combine = max if key.startswith("max_") else (lambda x, y: x + y)
-                totals[key] = combine(totals[key], value) if key in totals else value
-    return totals
-
-
 def solve_step(store: ComputationStore, config: Any, step: Step, solve_shard: ShardSolver,
                executor: Executor, on_done: ShardDone,
                pending: Sequence[int] | None = None) -> dict[str, Any]:
-    """Run a step's pending shards (read from the markers unless given), then record the
-    step as finished (driver only)."""
-    pending = store.pending_shards(step) if pending is None else list(pending)
+    """Run a step's pending shards (read from the markers unless given), every shard of a
+    batch with one pending (``Step.batch``), then record the step as finished (driver
+    only)."""
+    batches = step.batches(store.pending_shards(step) if pending is None else pending)
     start = time.perf_counter()
     results = executor.run_shards(
-        solve_shard, [ShardTask(store.url, store.group_path, config, step, shard)
-                      for shard in pending], on_done)
+        solve_shard, [ShardTask(store.url, store.group_path, config, step, batch.start,
+                                len(batch)) for batch in batches], on_done)
     seconds = time.perf_counter() - start
-    store.finish_step(step, seconds, _sum_metrics(results))
-    return {"shards_computed": len(pending), "seconds": seconds}
+    store.finish_step(step, seconds, sum_metrics(results))
+    return {"shards_computed": sum(map(len, batches)), "seconds": seconds}
 
 
 class RunListener:
@@ -229,8 +219,9 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
         listener.run_started(plan.group_path, max(len(known), run.estimate.steps),
                              sum(store.step_done(s["index"]) for s in known))
         for stage, step in pending_steps(store, plan, report, listener.steps_known):
-            pending = store.pending_shards(step)
-            if (len(pending) <= 1 and (profile is None or profile.kind == "local")) or \
+            batches = step.batches(store.pending_shards(step))
+            pending = [shard for batch in batches for shard in batch]
+            if (len(batches) <= 1 and (profile is None or profile.kind == "local")) or \
                     (options.executor == "threads" and not stage.threads):
                 # A cluster or threads would only add start-up; a solver that holds the
                 # GIL (or may not share its process) gains nothing from threads.

@@ -1,8 +1,8 @@
 """Executors run a step's pending shards: serially in-process, on a thread per core
 in-process (stages whose solver releases the GIL), or fanned out over Dask.
 
-All call the same ``run_shard``: solve (the stage's function writes the shard's region),
-then set the shard's marker. The marker is written after the data, by the process that
+All call the same ``run_shard``: solve (the stage's function writes the shard's region, or
+a batch's), then set the markers. A marker is written after the data, by the process that
 wrote the data, so a shard whose marker is set is complete whatever is killed later.
 
 A shard solver whose work falls into parts that do not depend on each other may hand them
@@ -35,13 +35,15 @@ def map_parts(solve_part: Callable[[Any], Any], parts: Sequence[Any]) -> list[An
 
 
 def run_shard(solve_shard: ShardSolver, task: ShardTask) -> dict[str, Any]:
-    """Open the store once (the solver reads and writes through it), solve, then mark."""
+    """Open the store once (the solver reads and writes through it), solve, then mark the
+    task's shards (a batch's once all its data is written)."""
     from subgame.storage.computation import ComputationStore
 
     store = ComputationStore.open(task.url, task.group_path, writable=True)
     metrics = solve_shard(task, store)
-    store.mark_done(task.step.index, task.shard)
-    return {"shard": task.shard, **metrics}
+    for shard in range(task.shard, task.shard + task.shards):
+        store.mark_done(task.step.index, shard)
+    return {"shard": task.shard, "shards": task.shards, **metrics}
 
 
 class Executor(Protocol):

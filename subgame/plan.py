@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from math import prod
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Union
 
 from subgame.errors import InvalidInput
 
@@ -133,6 +133,12 @@ class Step:
     worker's cached state from the previous step is reused. ``info`` describes the step (its
     game levels, sizes) and is stored with it: a later run whose step differs in ``shards``
     or ``info`` (a grown extent) recomputes that step.
+
+    ``batch``: one task solves ``batch`` consecutive shards in order (shard // batch is the
+    batch), so that the solver may carry what it learnt from one to the next (GOPS's warm
+    starts); a batch is therefore solved, and resumed, whole.  It is not stored with the
+    step: it changes the results only within the family's stated tolerance, so a store's
+    finished steps stay finished when it changes.
     """
 
     index: int
@@ -140,9 +146,17 @@ class Step:
     shards: int
     affinity: bool = False
     info: Mapping[str, Any] = field(default_factory=dict)
+    batch: int = 1
 
     def to_attrs(self) -> dict[str, Any]:
-        return {**asdict(self), "info": dict(self.info)}
+        record = {**asdict(self), "info": dict(self.info)}
+        del record["batch"]
+        return record
+
+    def batches(self, pending: Iterable[int]) -> list[range]:
+        """The shards of every batch that has a pending shard, a range a batch."""
+        firsts = sorted({shard - shard % self.batch for shard in pending})
+        return [range(first, min(first + self.batch, self.shards)) for first in firsts]
 
     @classmethod
     def from_attrs(cls, data: Mapping[str, Any]) -> "Step":
@@ -152,18 +166,32 @@ class Step:
 
 @dataclass(frozen=True)
 class ShardTask:
-    """What a worker gets: where to write, the configuration, the step and the shard."""
+    """What a worker gets: where to write, the configuration, the step and the shard, or
+    the batch of ``shards`` shards from ``shard`` on (``Step.batch``)."""
 
     url: str
     group_path: str
     config: Any
     step: Step
     shard: int
+    shards: int = 1
+
+
+def sum_metrics(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Shards' metrics summed (a batch's, a step's); those named max_* take the maximum,
+    and ``shard`` and ``shards`` (which shards) are left out."""
+    totals: dict[str, Any] = {}
+    for result in results:
+        for key, value in result.items():
+            if key not in ("shard", "shards") and isinstance(value, (int, float)):
+                combine = max if key.startswith("max_") else (lambda x, y: x + y)
+                totals[key] = combine(totals[key], value) if key in totals else value
+    return totals
 
 
 # solve_shard(task, store) -> metrics: read inputs from the store (the executor opens it once
-# per shard, writable), write the shard's region, return small JSON-able metrics. A
-# top-level function (executors pickle it to Dask workers).
+# per task, writable), write the region of the task's shards, return small JSON-able
+# metrics. A top-level function (executors pickle it to Dask workers).
 ShardSolver = Callable[[ShardTask, "ComputationStore"], Mapping[str, Any]]
 
 

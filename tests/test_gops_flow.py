@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from subgame.cli import build_app
 from subgame.errors import NotComputed
+from subgame.families.gops.game.level import GAP_LIMIT
 from subgame.families.gops.game.patterns import stored_pattern_count
 from subgame.families.gops.plan import GopsConfig, solve_gops_shard
 from subgame.families.gops.play import play_session
@@ -82,6 +83,57 @@ def test_resume_mid_level_recomputes_only_pending_shards(tmp_path):
     assert report["shards_computed"] == level.shards - 1 + later
     assert report["steps_computed"] == ["j=3", "j=4", "j=5", "j=6"]
     assert_stores_equal(whole, resumed)
+
+
+def test_a_batch_of_shards_is_one_kernel_call_and_resumes_whole(tmp_path, monkeypatch):
+    """Level 6 of N = 9 in shards of 500 states runs in batches of consecutive shards
+    (``GopsConfig.level_batch``), the warm starts carried from shard to shard: a batch's
+    values are those of one `solve_shard` call over all its decks, bit for bit.  A run
+    killed inside a batch (here: its second shard solved alone, from no guesses, and
+    marked) resumes by solving the whole batch again, to the uninterrupted run's store, bit
+    for bit; the levels that a run without batches (as before them) finished stay
+    finished."""
+    from subgame.families.gops import game as gops
+    from subgame.families.gops import plan
+
+    options = {"strategies": "none", "shard_states": 500, "executor": "threads"}
+    whole, resumed = str(tmp_path / "whole.zarr"), str(tmp_path / "resumed.zarr")
+    run_gops(whole, 9, **options)
+    config = GopsConfig(cards=9, strategies="none", shard_states=500)
+    (stage,) = config.plan().stages
+    level = stage.steps[5]
+    assert level.batch > 1 and level.shards > 2 * level.batch
+    assert config.kernel(6) == "compiled"  # the warm starts' kernel
+    rows = config.shard_rows(6, stored_pattern_count(9, 6))
+    p_lo, p_hi = level.batch * rows, 2 * level.batch * rows  # the second batch
+    stored = ComputationStore.open(whole, config.group_path())
+    layout = gops.level_layout(9, 6)
+    ranks = gops.previous_rows(layout, p_lo, p_hi)
+    one_call = gops.solve_shard(layout, stored.array("j5/values").oindex[ranks], p_lo, p_hi,
+                                False, False, ranks)
+    np.testing.assert_array_equal(stored.array("j6/values")[p_lo:p_hi], one_call.values)
+
+    run_gops(resumed, 9, **options, max_steps=5)
+    store = ComputationStore.open(resumed, config.group_path(), writable=True)
+    second = level.batch + 1
+    solve_gops_shard(ShardTask(resumed, config.group_path(), config, level, second), store)
+    store.mark_done(level.index, second)
+    alone = store.array("j6/values")[second * rows:(second + 1) * rows]
+    assert not np.array_equal(alone, one_call.values[rows:2 * rows])  # its last bits
+    report = run_gops(resumed, 9, **options)
+    later = sum(step.shards for step in stage.steps[5:])
+    assert report["shards_computed"] == later  # the marked shard's batch again
+    assert_stores_equal(whole, resumed)
+
+    older = str(tmp_path / "older.zarr")
+    with monkeypatch.context() as before_batches:
+        before_batches.setattr(plan, "MIN_BATCHES", 10**6)  # every batch one shard
+        run_gops(older, 9, **options, max_steps=5)
+    report = run_gops(older, 9, **options)
+    assert report["shards_computed"] == later
+    for j in range(1, 10):
+        np.testing.assert_allclose(ComputationStore.open(older, config.group_path()).array(
+            f"j{j}/values")[...], stored.array(f"j{j}/values")[...], rtol=0, atol=GAP_LIMIT)
 
 
 def test_strategies_top_k_bounds_the_disk(tmp_path):

@@ -35,7 +35,7 @@ class ProgressDisplay(RunListener):
                                              completed=step.shards - pending)
 
     def shard_done(self, step: Step, metrics: Mapping[str, Any]) -> None:
-        self.progress.advance(self.shards)
+        self.progress.advance(self.shards, metrics["shards"])
 
     def step_finished(self, step: Step, result: Mapping[str, Any]) -> None:
         self.progress.remove_task(self.shards)

@@ -28,7 +28,7 @@ from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import OBJECTIVES, deck_reach, diff_max, level_zero
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
 from subgame.family import ComputationConfig
-from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer
+from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
 from subgame.storage.cache import cached
 
 if TYPE_CHECKING:
@@ -52,6 +52,15 @@ LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to coun
 # j = 6..8, N = 12 j = 6..9 (`python bench/gops.py --specialised 13`; docs/gops.md, "The
 # kernel specialised to the level's j").
 SPECIALISE_GAMES = 250_000_000
+# A level's shards are solved in batches of consecutive ones (Step.batch), one task each,
+# the warm starts' bases carried from shard to shard: a shard's first deck row would have
+# no previous row to guess from, a third of N = 13's 3-deck shards at j = 8, 9 and the
+# whole of a 1-deck shard (N >= 14).  A batch holds about BATCH_DECKS decks (1.10-1.20x
+# at j = 8, 9 of N = 13 with 18: `python bench/gops.py --carried-bases 13 --store S`;
+# docs/gops.md, "Shards solved in batches"), and a level keeps at least MIN_BATCHES of
+# them, so that its tasks still share out over a cluster's workers.
+BATCH_DECKS = 16
+MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
@@ -164,6 +173,14 @@ class GopsConfig(ComputationConfig):
 
     def level_shards(self, j: int) -> int:
         return -(-comb(self.cards, j) // self.shard_rows(j, stored_pattern_count(self.cards, j)))
+
+    def level_batch(self, j: int) -> int:
+        """Shards a task of level j solves one after another, the warm starts carried
+        (``Step.batch``): enough for BATCH_DECKS decks, while the level keeps MIN_BATCHES
+        batches.  A function of the configuration and j alone, as the results' last bits
+        depend on it."""
+        rows = self.shard_rows(j, stored_pattern_count(self.cards, j))
+        return max(1, min(-(-BATCH_DECKS // rows), self.level_shards(j) // MIN_BATCHES))
 
     def kernel(self, j: int) -> str:
         """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
@@ -282,7 +299,7 @@ def gops_plan(config: GopsConfig) -> Plan:
         n_patterns = stored_pattern_count(config.cards, j)
         arrays += level_arrays(config, j, n_patterns)
         steps.append(Step(j - 1, f"j={j}", config.level_shards(j),
-                          info=level_info(config, j, n_patterns)))
+                          info=level_info(config, j, n_patterns), batch=config.level_batch(j)))
     # numba's kernel releases the GIL (numpy's lanes in their array operations), and a
     # shard shares only the lock-guarded layout cache.
     return Plan(FAMILY, config, (Stage("solve", solve_gops_shard, tuple(arrays), tuple(steps),
@@ -290,19 +307,33 @@ def gops_plan(config: GopsConfig) -> Plan:
 
 
 def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]:
-    """Solve one shard: its rows of level j-1 in, its region of level j out.  Besides the
-    kernel's counts it reports the CPU seconds of this thread for the kernel and for the
-    whole shard (reads, layout, writes and compression included), so that `subgame status
-    --json` shows, per level, what the pipeline adds to the kernel (bench/gops.py
-    --pipeline), and which kernel solved it (``GopsConfig.kernel``): ``lane_shards`` 1
-    where numpy's lanes did (a small run), ``specialised_shards`` 1 where numba's warm
-    starts compiled for j did (a large level), neither where the generic ones did."""
-    shard_start = time.thread_time()
+    """Solve a batch of consecutive shards of a level (``GopsConfig.level_batch``) one
+    after another, the kernel's warm-start bases carried from each to the next (a shard's
+    first deck row guesses from the previous shard's last, as in one call over the batch):
+    the metrics of ``solve_one_shard``, summed."""
     config: GopsConfig = task.config
-    j, shard = task.step.info["cards_left"], task.shard
+    j = task.step.info["cards_left"]
     layout = cached(f"{FAMILY}|layout", (config.cards, j, config.objective),
                     lambda: gops.level_layout(config.cards, j, config.objective))
-    rows = config.shard_rows(j, layout.n_patterns)
+    # (it counts the level's games, up to 25 ms under win: once per process and level)
+    kernel = cached(f"{FAMILY}|kernel", (config, j), lambda: config.kernel(j))
+    bases = gops.new_bases(layout)
+    return sum_metrics(solve_one_shard(config, layout, kernel, bases, shard, store)
+                       for shard in range(task.shard, task.shard + task.shards))
+
+
+def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
+                    bases: np.ndarray, shard: int, store: ComputationStore) -> dict[str, Any]:
+    """Solve one shard, its warm starts from ``bases`` (and left in it): its rows of level
+    j-1 in, its region of level j out.  Besides the kernel's counts it reports the CPU
+    seconds of this thread for the kernel and for the whole shard (reads, layout, writes
+    and compression included), so that `subgame status --json` shows, per level, what the
+    pipeline adds to the kernel (bench/gops.py --pipeline), and which kernel solved it
+    (``GopsConfig.kernel``): ``lane_shards`` 1 where numpy's lanes did (a small run),
+    ``specialised_shards`` 1 where numba's warm starts compiled for j did (a large level),
+    neither where the generic ones did."""
+    shard_start = time.thread_time()
+    j, rows = layout.j, config.shard_rows(layout.j, layout.n_patterns)
     p_lo, p_hi = shard * rows, min((shard + 1) * rows, layout.n_p)
     # Level 0 is f = 0 (sign(d) = 0 at d = 0 under win); a later level's shard reads only
     # the rows of level j-1 it needs (a few chunks), not the whole level: a worker's memory
@@ -312,13 +343,11 @@ def solve_gops_shard(task: ShardTask, store: ComputationStore) -> dict[str, Any]
         prev = store.array(f"j{j - 1}/values").oindex[ranks]
     else:
         ranks, prev = None, level_zero(config.objective)
-    # (it counts the level's games, up to 25 ms under win: once per process and level)
-    kernel = cached(f"{FAMILY}|kernel", (config, j), lambda: config.kernel(j))
     helpers = HelperTime()
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),
                               config.with_upcard_values(j), ranks, kernel=kernel,
-                              map_parts=helpers.map_parts)
+                              map_parts=helpers.map_parts, bases=bases)
     kernel_cpu = time.thread_time() - kernel_start + helpers.seconds
     store.array(f"j{j}/values")[p_lo:p_hi] = result.values
     if result.upcard_values is not None:

@@ -11,14 +11,14 @@ evaluate     policies evaluated exactly against a stored strategy, and their bes
 """
 
 from .level import (OBJECTIVES, LevelLayout, ShardResult, level_layout, level_zero,
-                    payoff_matrices, previous_rows, shard_ranges, shard_rows, solve_levels,
-                    solve_shard)
+                    new_bases, payoff_matrices, previous_rows, shard_ranges, shard_rows,
+                    solve_levels, solve_shard)
 from .matrix_game import solve_matrix_game, solve_matrix_games
 from .query import StateAnswer, StateRef, answer, locate, saturated_answer
 
 __all__ = [
     "OBJECTIVES", "LevelLayout", "ShardResult", "StateAnswer", "StateRef", "answer",
-    "level_layout", "level_zero", "locate", "payoff_matrices", "previous_rows",
+    "level_layout", "level_zero", "locate", "new_bases", "payoff_matrices", "previous_rows",
     "saturated_answer",
     "shard_ranges", "shard_rows", "solve_levels", "solve_matrix_game", "solve_matrix_games",
     "solve_shard",

@@ -261,7 +261,7 @@ def _pack_basis(support):
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats, warm_start, patterns_lo, patterns_hi, size):
+                strat_two, stats, warm_start, bases, patterns_lo, patterns_hi, size):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows and
     the patterns patterns_lo <= p < patterns_hi (the rest of the arrays is left as it
     was); the difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]]
@@ -272,9 +272,11 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     (``solve_into``): neighbouring decks in colex order share all but their lowest cards,
     so the two games' matrices are close and so, two times in three, is their optimal
     support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
-    bits 16..31 (j <= 16), one int32 per (k, pattern).  A game's guess comes only from
-    games of its own pattern, so a range of patterns is solved exactly as in the whole
-    shard: ranges can share out over threads (``level.solve_shard``).
+    bits 16..31 (j <= 16), one int32 per (k, pattern) in ``bases``, read and left as the
+    last games made them (zeros: no guess), so that the next rows, in another call, guess
+    from these.  A game's guess comes only from games of its own pattern, so a range of
+    patterns is solved exactly as in the whole shard: ranges can share out over threads
+    (``level.solve_shard``).
 
     j = len(size), decks.shape[1]: size is an int8 array (one compiled kernel for every j)
     or a tuple of j zeros, whose length numba knows when it compiles, so that the kernel is
@@ -287,8 +289,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
                             strat_one, strat_two, stats, warm_start, patterns_lo,
                             patterns_hi, size, np.empty((j, j)),
                             np.empty((j + 1, j + 1)), np.empty(j, np.int64),
-                            np.empty(j, np.int64), np.empty(j), np.empty(j),
-                            np.zeros((j, child.shape[0]), np.int32),
+                            np.empty(j, np.int64), np.empty(j), np.empty(j), bases,
                             np.zeros(1 + 2 * j, np.int64), np.empty((2, j)),
                             np.empty((2, j), np.int64))
 
@@ -384,7 +385,8 @@ def previous_rows(layout: LevelLayout, p_lo: int, p_hi: int) -> np.ndarray:
 def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: int,
                 with_strategies: bool, with_upcard_values: bool = True,
                 prev_ranks: np.ndarray | None = None, warm_start: bool = True,
-                kernel: str = "compiled", map_parts: MapParts | None = None) -> ShardResult:
+                kernel: str = "compiled", map_parts: MapParts | None = None,
+                bases: np.ndarray | None = None) -> ShardResult:
     """Solve the states of level ``layout.j`` with P ranks p_lo..p_hi-1.
 
     prev_values is level j-1's values: the whole array, shape ``layout.prev_shape``, or,
@@ -404,6 +406,11 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     the compiled kernel solves the shard's patterns in ranges of about PART_GAMES games,
     through it (on threads, say): a pattern's guesses come from its own games alone, so
     the results are those of one call, bit for bit.
+
+    ``bases`` (int32, (j, n_patterns); ``new_bases``) carries the warm starts from call to
+    call: the first deck row guesses from it (zeros: no guess) and it is left as the last
+    games made it, so that consecutive ranges solved with one array give the results of
+    one call over all their rows, bit for bit (by default a range starts with no guesses).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -428,6 +435,11 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
     stats = np.zeros(5)
+    if bases is None:
+        bases = new_bases(layout)
+    elif bases.shape != (j, n_pat) or bases.dtype != np.int32:
+        raise ValueError(f"bases must be int32 of shape {(j, n_pat)}, got {bases.dtype} "
+                         f"{bases.shape}")
     rows = (layout.decks[p_lo:p_hi], drop_rank, layout.child, layout.child_sign, layout.duel,
             layout.symmetric, layout.reach[p_lo:p_hi], layout.objective == "win",
             prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
@@ -440,7 +452,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
-        _solve_patterns(rows, warm_start, kernel == "specialised", map_parts, n_pat,
+        _solve_patterns(rows, warm_start, bases, kernel == "specialised", map_parts, n_pat,
                         n * n_d * n_pat * j, where)
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in {where}")
@@ -457,7 +469,12 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                        int(stats[4]))
 
 
-def _solve_patterns(rows: tuple, warm_start: bool, specialised: bool,
+def new_bases(layout: LevelLayout) -> np.ndarray:
+    """Warm-start bases that guess nothing, for ``solve_shard``."""
+    return np.zeros((layout.j, layout.n_patterns), np.int32)
+
+
+def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialised: bool,
                     map_parts: MapParts | None, n_patterns: int, n_games: int,
                     where: str) -> None:
     """``_solve_rows`` on ``rows`` (solve_shard's arguments: n_patterns patterns, about
@@ -473,7 +490,7 @@ def _solve_patterns(rows: tuple, warm_start: bool, specialised: bool,
 
     def solve_part(part: int) -> np.ndarray:
         counts = np.zeros_like(stats)
-        if _solve_rows(*arrays, counts, warm_start, edges[part], edges[part + 1],
+        if _solve_rows(*arrays, counts, warm_start, bases, edges[part], edges[part + 1],
                        size) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
         return counts
