@@ -37,13 +37,16 @@ release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, 
 against the scalar and SIMD flop bounds and HiGHS on G of the level's games (one pass,
 wall time, against the lanes' best CPU time on the same games; docs/gops.md, "Compiled
 lanes").
-``--specialised N [--store STORE] [--objective win] [--previous REV]`` instead solves
+``--specialised N [--store STORE] [--objective win] [--previous REV [--previous-kernel
+specialised]]`` instead solves
 ``--shards`` shards spread over each level j >= 5 of N (of DEFAULT_SHARD_STATES states, with
 strategies and f_k where `subgame run gops --cards N --strategies top:4` keeps them) with the
 compiled kernel for every j, the same kernel specialised to the level's j and the previous
 release's, interleaved, best CPU time of 3 each: per level pivots/game, ns/game of each, the
 ratios, what the specialised kernel's first call paid to compile (0 when numba's cache had
-it) and that the two compiled kernels agree bit for bit.  Level j-1 comes from STORE (a
+it), that the two compiled kernels agree bit for bit, and whether the previous one (its
+generic kernel, or with ``--previous-kernel specialised`` its specialised one) agrees bit
+for bit with this tree's of the same kind.  Level j-1 comes from STORE (a
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
 runs of G consecutive shards (default 6) shard by shard and each in one call, which carries
@@ -298,7 +301,7 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
                                                     warm_start=False)}
             if previous is not None:
                 old_layout = previous.level_layout(n_cards, j)
-                chosen = {} if previous_kernel == "compiled" else {"kernel": previous_kernel}
+                chosen = kernel_option(previous_kernel)
                 kernels["previous"] = lambda: previous.solve_shard(old_layout, prev, 0, rows,
                                                                    *stores, **chosen)
             best, results = {}, {}
@@ -335,11 +338,24 @@ def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
         prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
 
 
+def kernel_option(kernel: str) -> dict[str, str]:
+    """``solve_shard``'s keyword for a previous revision's kernel: none for the compiled
+    one, which every revision solves with by default (the oldest take no ``kernel``)."""
+    return {} if kernel == "compiled" else {"kernel": kernel}
+
+
 def identical(a, b) -> bool:
     """Two results' arrays (or counts, or None) equal bit for bit."""
     if a is None or b is None or np.isscalar(a):
         return repr(a) == repr(b)
     return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def same_results(one: list, other: list) -> bool:
+    """Two lists of shard results equal bit for bit: arrays, counts and gaps."""
+    return all(identical(getattr(a, field), getattr(b, field)) for a, b in zip(one, other)
+               for field in ("values", "upcard_values", "strategies", "strategies_two",
+                             "pivots", "guessed", "max_gap"))
 
 
 def store_levels(store: str | None, n_cards: int, objective: str = "points"):
@@ -357,19 +373,22 @@ def previous_values(group, prev: np.ndarray, j: int, ranks: np.ndarray) -> np.nd
 
 
 def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
-                   shards: int = 4, tries: int = 3) -> None:
+                   shards: int = 4, tries: int = 3, previous_kernel: str = "compiled") -> None:
     """Per level j >= 5 of N: ``shards`` shards spread over the level, each solved by the
     compiled kernel for every j, by the same specialised to j and by the previous release's
-    (interleaved, best CPU time of ``tries``), as the default run stores them (strategies
-    and f_k where `--strategies top:4` keeps them); level j-1's rows from ``store`` or
-    from an in-process solve."""
+    (its ``previous_kernel``: generic, or specialised where it has one; interleaved, best
+    CPU time of ``tries``), as the default run stores them (strategies and f_k where
+    `--strategies top:4` keeps them); level j-1's rows from ``store`` or from an in-process
+    solve.  Checks bit for bit the generic kernel against the specialised one, and the
+    previous one against this tree's of the same kind."""
     config = GopsConfig(cards=n_cards, strategies="top:4", objective=objective)
     group = store_levels(store, n_cards, objective)
     print(f"== the kernel specialised to j, N = {n_cards} ({objective}), {shards} shards of "
           f"{DEFAULT_SHARD_STATES:,} states a level, best CPU time of {tries} ==")
     header = ["j", "games timed", "pivots/game", "ns/game, generic", "ns/game, specialised",
-              "ns/game, previous", "generic / specialised", "previous / specialised",
-              "first call's compile s", "bit for bit"]
+              f"ns/game, previous ({previous_kernel})", "generic / specialised",
+              "previous / specialised", "first call's compile s", "bit for bit",
+              "previous bit for bit"]
     print_header(header)
     totals = {"generic": 0.0, "specialised": 0.0, "previous": 0.0}
     prev = level_zero(objective)
@@ -388,7 +407,8 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
 
             def run(kernel: str) -> list:
                 if kernel == "previous":
-                    return [previous.solve_shard(old_layout, rows, lo, hi, *stores, ranks)
+                    return [previous.solve_shard(old_layout, rows, lo, hi, *stores, ranks,
+                                                 **kernel_option(previous_kernel))
                             for lo, hi, ranks, rows in inputs]
                 return [solve_shard(layout, rows, lo, hi, *stores, ranks,
                                     kernel="compiled" if kernel == "generic" else kernel)
@@ -405,10 +425,6 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
                         best[kernel] = min(best.get(kernel, np.inf), seconds)
                     else:
                         first[kernel] = seconds
-            same = all(identical(getattr(a, field), getattr(b, field))
-                       for a, b in zip(results["generic"], results["specialised"])
-                       for field in ("values", "upcard_values", "strategies",
-                                     "strategies_two", "pivots", "guessed", "max_gap"))
             games = sum(r.games for r in results["generic"])
             pivots = sum(r.pivots for r in results["generic"])
             for kernel in best:
@@ -420,14 +436,18 @@ def specialised_ab(n_cards: int, objective: str, store: str | None, previous,
                    f"{ns['generic'] / ns['specialised']:.2f}",
                    f"{ns['previous'] / ns['specialised']:.2f}" if old else "",
                    f"{first['specialised'] - best['specialised']:.1f}",
-                   "yes" if same else "NO"]
+                   "yes" if same_results(results["generic"], results["specialised"])
+                   else "NO",
+                   ("yes" if same_results(results["previous"], results[
+                       "generic" if previous_kernel == "compiled" else "specialised"])
+                    else "no") if old else ""]
             print("| " + " | ".join(row) + " |", flush=True)
         if group is None and j < n_cards:
             prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
     row = ["all", "", ""] + [f"{totals[k]:.2f} s" if totals[k] else "" for k in totals] + [
         f"{totals['generic'] / totals['specialised']:.2f}",
         f"{totals['previous'] / totals['specialised']:.2f}" if totals["previous"] else "",
-        "", ""]
+        "", "", ""]
     print("| " + " | ".join(row) + " |")
 
 
@@ -839,9 +859,11 @@ def main() -> None:
                         help="Only the compiled lane kernel against the scalar kernels and "
                              "HiGHS, per level j >= 4 of N.")
     parser.add_argument("--previous-kernel", default="compiled",
-                        choices=("compiled", "lockstep"),
+                        choices=("compiled", "lockstep", "specialised"),
                         help="With --lockstep: which kernel of --previous to time "
-                             "('lockstep': two versions of the compiled lanes).")
+                             "('lockstep': two versions of the compiled lanes); with "
+                             "--specialised, 'specialised' times --previous's kernel "
+                             "specialised to j (revisions from 56cdde4 on).")
     parser.add_argument("--lockstep-limits", type=int, metavar="N",
                         help="Only what limits the compiled lanes, per level j >= 5 of N: "
                              "pivots against the optimal support, and the lane-steps of "
@@ -896,7 +918,7 @@ def main() -> None:
     if args.specialised:
         specialised_ab(args.specialised, args.objective, args.store,
                        None if args.previous == "none" else previous_kernel(args.previous),
-                       args.shards)
+                       args.shards, previous_kernel=args.previous_kernel)
         return
     if args.lockstep_limits:
         lockstep_limits(args.lockstep_limits)
