@@ -140,8 +140,9 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                     r, k, d, p = rows[g], ups[g], diffs[g], pats[g]
                     # The lane's game, its slack tableau and (below) its read-off and
                     # certificate are level._payoff_points / _payoff_win, _slack_tableau,
-                    # _tableau_solution and _certify, the same operations in the same
-                    # order, written out on the lane's own entries: views of them
+                    # _tableau_solution and _certify, the same numbers (the points payoff
+                    # as products, which _payoff_points looks up) and the same operations
+                    # in the same order, written out on the lane's own entries: views of them
                     # (games[lane], tab[:, :, lane]) and the calls that take them cost
                     # numba two atomic reference counts each, which were 29 % of this
                     # kernel's time (docs/gops.md, "Compiled lanes").  The saddle check
