@@ -461,6 +461,48 @@ def test_upcard_values_left_out_change_nothing_else():
     assert np.array_equal(lean.strategies, whole.strategies)
 
 
+def test_a_deck_guesses_from_the_nearest_deck_solved():
+    """A deck P whose cards begin 1..t (1 <= t < WARM_SLOTS) and go on with c guesses each
+    game's basis from the deck P - c + (c - 1), solved earlier in the same call (the
+    decks between begin with less of 1..t), and each game of it that deck left no basis
+    for from the previous deck: its row solved alone from exactly those two decks' bases
+    is its row in the whole call, bit for bit.  N = 8, level 5: one deck each with t = 1,
+    2, 3 (in colex order the previous deck differs from it in two cards or more)."""
+    from subgame.families.gops.game.level import WARM_SLOTS, new_bases
+
+    levels = {layout.j: (layout, result) for layout, result in solve_levels(8)}
+    layout, prev = levels[5][0], levels[4][1].values
+    decks = [tuple(int(c) for c in deck) for deck in layout.decks]
+
+    def prefix(deck):
+        return next(t for t in range(len(deck) + 1) if t == len(deck) or deck[t] != t + 1)
+
+    def bases_after(rows):  # the warm starts as one call over rows 0..rows-1 leaves them
+        bases = new_bases(layout)
+        solve_shard(layout, prev, 0, rows, False, bases=bases)
+        return bases
+
+    whole = solve_shard(layout, prev, 0, layout.n_p, False)
+    checked = set()
+    for r, deck in enumerate(decks):
+        t = prefix(deck)
+        if not 1 <= t < WARM_SLOTS or t in checked or deck[t] < t + 3:
+            continue  # (deck[t] = t + 2: the previous deck is P - c + (c - 1) itself)
+        checked.add(t)
+        q = subset_rank(deck[:t] + (deck[t] - 1,) + deck[t + 1:])
+        assert q == max(row for row in range(r) if prefix(decks[row]) >= t)
+        assert q < r - 1  # not the previous deck
+        previous, nearest = bases_after(r)[0], bases_after(q + 1)[0]
+        given = new_bases(layout)
+        given[0], given[t] = previous, nearest
+        alone = solve_shard(layout, prev, r, r + 1, False, bases=given)
+        assert alone.upcard_values.tobytes() == whole.upcard_values[r].tobytes()
+        assert alone.values.tobytes() == whole.values[r].tobytes()
+        given[:] = previous  # the previous deck's bases alone guess otherwise
+        assert solve_shard(layout, prev, r, r + 1, False, bases=given).guessed < alone.guessed
+    assert checked == {1, 2, 3}
+
+
 # --- queries -------------------------------------------------------------------------------
 
 def test_query_validates_card_sets():

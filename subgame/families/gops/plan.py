@@ -25,7 +25,8 @@ import typer
 from subgame.errors import InvalidInput, check_int, integer_text
 from subgame.families.gops import game as gops
 from subgame.families.gops.game.cards import deck_labels, subsets
-from subgame.families.gops.game.level import OBJECTIVES, deck_reach, diff_max, level_zero
+from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach, diff_max,
+                                              level_zero)
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
 from subgame.family import ComputationConfig
 from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
@@ -206,7 +207,7 @@ class GopsConfig(ComputationConfig):
         the shard) and the chunks of level j-1 Zarr decodes for them (up to
         ``ZARR_CHUNKS_IN_FLIGHT`` at a time), level j's layout (child, child_sign and duel
         per pattern x bid pair, 6 bytes; decks and drop ranks, 9 bytes per deck x card; the
-        kernel's warm-start bases, 4 bytes per pattern x upcard),
+        kernel's warm-start bases, 4 bytes per pattern x upcard x slot),
         the shard's results (values and, where stored, upcard values, float64; both
         strategies, float32 per bid pair) and, as Zarr compresses the largest of them, a
         copy of it."""
@@ -219,7 +220,7 @@ class GopsConfig(ComputationConfig):
                 if j > 1 else 0
             previous = (rows_read + decoded) * self.states_per_deck(j - 1) * 8 if j > 1 else 0
             layout = n_patterns * j * j * 6 + \
-                comb(self.cards, j) * (9 * j + 8) + n_patterns * j * 4  # + warm-start bases
+                comb(self.cards, j) * (9 * j + 8) + n_patterns * j * 4 * WARM_SLOTS  # + bases
             upcard_values = states * j * 8 if self.with_upcard_values(j) else 0
             strategies = states * j * j * 4 if self.with_strategies(j) else 0
             return previous + layout + states * 8 + upcard_values + 2 * strategies + \

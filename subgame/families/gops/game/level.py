@@ -53,6 +53,12 @@ OBJECTIVES = ("points", "win")
 # ("specialised"), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which only the
 # benchmarks and tests run): GopsConfig.kernel picks
 KERNELS = ("compiled", "specialised", "lanes", "lockstep")
+# Warm-start slots: slot t holds the bases as the last deck row whose cards begin 1..t (or
+# 1..more) left them; a row beginning 1..t guesses from slot min(t, WARM_SLOTS - 1)
+# (``_solve_rows``).  Four take the games on a guess at j = 7, 8, 9 of N = 13 from 72, 70,
+# 69 % to 78, 76, 73 %; more slots add under a point (docs/gops.md, "Guesses from the
+# nearest deck")
+WARM_SLOTS = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -285,15 +291,21 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     is the block of level j-1 that deck row r reads for upcard k.
 
     Warm start: each game first tries the optimal basis of the game of the same upcard
-    index k and pattern at the previous deck row (or difference) as its support
-    (``solve_into``): neighbouring decks in colex order share all but their lowest cards,
-    so the two games' matrices are close and so, two times in three, is their optimal
-    support.  The bases are kept as bit masks, tight rows in bits 0..15, basic columns in
-    bits 16..31 (j <= 16), one int32 per (k, pattern) in ``bases``, read and left as the
-    last games made them (zeros: no guess), so that the next rows, in another call, guess
-    from these.  A game's guess comes only from games of its own pattern, so a range of
-    patterns is solved exactly as in the whole shard: ranges can share out over threads
-    (``level.solve_shard``).
+    index k and pattern at the nearest deck row already solved (or the previous
+    difference) as its support (``solve_into``): the two games' matrices are close and so,
+    three times in four, is their optimal support.  In colex order a deck follows the one
+    with one of its cards one lower, except where its cards begin 1..t (t >= 1) and go on
+    with c > t + 2: the decks between began with less of 1..t, and the nearest is the
+    last deck that began with 1..t too (c one lower).  So ``bases[t]`` holds the bases as
+    the last row beginning with 1..t or more left them (slot 0: the previous row); a row
+    beginning with exactly 1..t reads slot s = min(t, WARM_SLOTS - 1) (slot 0 where slot
+    s holds no basis yet, as in a call's first rows), its games write slot 0, and the
+    row, once solved, copies slot 0 into slots 1..s.  The bases are bit masks, tight rows
+    in bits 0..15, basic columns in bits 16..31 (j <= 16), one int32 per (slot, k,
+    pattern), read and left as the last games made them (zeros: no guess), so that the
+    next rows, in another call, guess from these.  A game's guess comes only from games
+    of its own pattern, so a range of patterns is solved exactly as in the whole shard:
+    ranges can share out over threads (``level.solve_shard``).
 
     j = len(size), decks.shape[1]: size is an int8 array (one compiled kernel for every j)
     or a tuple of j zeros, whose length numba knows when it compiles, so that the kernel is
@@ -329,6 +341,9 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
     games = saddles = pivots = guessed = 0
     max_gap = 0.0
     for r in range(n_rows):
+        source = 0  # the slot this row guesses from: its cards begin 1..source
+        while source < min(j, bases.shape[0] - 1) and decks[r, source] == source + 1:
+            source += 1
         for d in range(-diff_max, diff_max + 1):
             for p in range(patterns_lo, patterns_hi):
                 values[r, d + diff_max, p] = 0.0
@@ -343,6 +358,7 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                 _signed_row(prev_block[0], signed_prev, prize, duel_prize)
             for d in range(-reach[r], reach[r] + 1):
                 at = d + diff_max
+                slot = source if d == -reach[r] else 0  # later d: the previous d's
                 for p in range(patterns_lo, patterns_hi):
                     if p == symmetric and d == 0 and not with_strategies:
                         continue
@@ -352,13 +368,15 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                     else:
                         _payoff_points(X, j, p, duel_prize, signed_prev, n_prev, child,
                                        child_sign, duel)
-                    _unpack_basis(bases[k, p] if warm_start else 0, j, support)
+                    mask = bases[slot, k, p]
+                    if mask == 0:  # no row began with 1..slot yet
+                        mask = bases[0, k, p]
+                    _unpack_basis(mask if warm_start else 0, j, support)
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
                                                         support, refine_strategies, refine_basis)
                     if steps < 0:
                         return -1
-                    if steps > 0:
-                        bases[k, p] = _pack_basis(support)
+                    bases[0, k, p] = _pack_basis(support) if steps > 0 else mask
                     games += 1
                     guessed += hit
                     saddles += steps == 0 and not hit
@@ -375,6 +393,10 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
         for d in range(-reach[r], reach[r] + 1):
             for p in range(patterns_lo, patterns_hi):
                 values[r, d + diff_max, p] /= j
+        for slot in range(1, source + 1):  # this row is the last to begin with 1..slot
+            for k in range(j):
+                for p in range(patterns_lo, patterns_hi):
+                    bases[slot, k, p] = bases[0, k, p]
         for d in range(-diff_max, diff_max + 1):  # win only: states beyond reach(P)
             if abs(d) <= reach[r]:
                 continue
@@ -431,10 +453,11 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     through it (on threads, say): a pattern's guesses come from its own games alone, so
     the results are those of one call, bit for bit.
 
-    ``bases`` (int32, (j, n_patterns); ``new_bases``) carries the warm starts from call to
-    call: the first deck row guesses from it (zeros: no guess) and it is left as the last
-    games made it, so that consecutive ranges solved with one array give the results of
-    one call over all their rows, bit for bit (by default a range starts with no guesses).
+    ``bases`` (int32, (WARM_SLOTS, j, n_patterns); ``new_bases``) carries the warm starts
+    from call to call: the first deck row guesses from it (zeros: no guess) and it is
+    left as the last games made it, so that consecutive ranges solved with one array give
+    the results of one call over all their rows, bit for bit (by default a range starts
+    with no guesses).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
@@ -461,9 +484,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     stats = np.zeros(5)
     if bases is None:
         bases = new_bases(layout)
-    elif bases.shape != (j, n_pat) or bases.dtype != np.int32:
-        raise ValueError(f"bases must be int32 of shape {(j, n_pat)}, got {bases.dtype} "
-                         f"{bases.shape}")
+    elif bases.shape != (WARM_SLOTS, j, n_pat) or bases.dtype != np.int32:
+        raise ValueError(f"bases must be int32 of shape {(WARM_SLOTS, j, n_pat)}, got "
+                         f"{bases.dtype} {bases.shape}")
     rows = (layout.decks[p_lo:p_hi], drop_rank, layout.child, layout.child_sign, layout.duel,
             layout.symmetric, layout.reach[p_lo:p_hi], layout.objective == "win",
             prev.reshape(prev.shape[0], -1, prev.shape[-1]), with_strategies,
@@ -495,7 +518,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
 
 def new_bases(layout: LevelLayout) -> np.ndarray:
     """Warm-start bases that guess nothing, for ``solve_shard``."""
-    return np.zeros((layout.j, layout.n_patterns), np.int32)
+    return np.zeros((WARM_SLOTS, layout.j, layout.n_patterns), np.int32)
 
 
 def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialised: bool,
