@@ -49,10 +49,11 @@ generic kernel, or with ``--previous-kernel specialised`` its specialised one) a
 for bit with this tree's of the same kind.  Level j-1 comes from STORE (a
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
-runs of G consecutive shards (default 6) shard by shard and each in one call, which carries
-the warm starts' bases across the shards' edges, as a run's batches of shards now do:
-guessed share and ns/game of both (docs/gops.md, "Tried and not kept: fewer pivots" and
-"Shards solved in batches").
+runs of G consecutive shards (default 6) shard by shard, each in one call, which carries
+the warm starts' bases across the shards' edges, as a run's batches of shards now do, and
+each in one call with one warm-start slot (guesses from the previous deck alone): guessed
+share and ns/game of all three (docs/gops.md, "Tried and not kept: fewer pivots", "Shards
+solved in batches" and "Guesses from the nearest deck").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
@@ -85,6 +86,7 @@ from subgame.families.gops.game import (level_layout, level_zero, payoff_matrice
                                        previous_rows, shard_ranges, solve_levels,
                                        solve_matrix_games, solve_shard)
 from subgame.families.gops.game import lockstep
+from subgame.families.gops.game.level import WARM_SLOTS, new_bases
 from subgame.families.gops.game.patterns import pattern_count
 from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig, group_path
 
@@ -456,18 +458,23 @@ def carried_bases_ab(n_cards: int, store: str | None, calls: int, windows: int =
     """Per level j >= 5 of N with at least ``calls`` shards: ``windows`` runs of ``calls``
     consecutive shards (DEFAULT_SHARD_STATES states each, strategies and f_k where
     `--strategies top:4` keeps them, the kernel a run picks for the level), solved shard by
-    shard as a run solves them, and each run in one `solve_shard` call, which carries the
-    warm starts' bases from deck row to deck row across the shards' edges (a shard's first
-    row has no previous row to guess from); alternating, ``tries`` timed passes each: best
-    CPU time, the median of the passes' ratios and the games solved on a guess.  Level j-1
-    comes from STORE or an in-process solve, as with --specialised."""
+    shard, and each run in one `solve_shard` call, which carries the warm starts' bases
+    from deck row to deck row across the shards' edges (a shard's first row has no
+    previous row to guess from), as a run's batches do; and each run in one call with one
+    warm-start slot (``new_bases(layout, 1)``: every deck guesses from the previous one, as
+    before the slots; bit for bit c06ec41's kernel).  Alternating, ``tries`` timed passes
+    each: best CPU time, the median of the passes' ratios to one call and the games
+    solved on a guess.  Level j-1 comes from STORE or an in-process solve, as with
+    --specialised."""
     config = GopsConfig(cards=n_cards, strategies="top:4")
     group = store_levels(store, n_cards)
     print(f"== warm-start bases carried across {calls} consecutive shards, N = {n_cards}, "
           f"{windows} runs a level, best CPU time of {tries} ==")
     print_header(["j", "decks a shard", "games timed", "kernel", "guessed %, by shard",
-                  "guessed %, one call", "ns/game, by shard", "ns/game, one call",
-                  "by shard / one call (median pass)"])
+                  "guessed %, one call, one slot", "guessed %, one call",
+                  "ns/game, by shard", "ns/game, one call, one slot", "ns/game, one call",
+                  "by shard / one call (median pass)",
+                  "one slot / one call (median pass)"])
     prev = level_zero()
     for j in range(1, n_cards + 1):
         layout = level_layout(n_cards, j)
@@ -478,27 +485,36 @@ def carried_bases_ab(n_cards: int, store: str | None, calls: int, windows: int =
             firsts = np.unique(np.linspace(0, len(ranges) - calls, windows).astype(int))
             runs = [ranges[first:first + calls] for first in firsts]
 
-            def solve(lo: int, hi: int):
-                ranks = previous_rows(layout, lo, hi)
-                return solve_shard(layout, previous_values(group, prev, j, ranks), lo, hi,
-                                   *stores, ranks, kernel=kernel)
+            inputs = {}
+            for run in runs:
+                for lo, hi in run + [(run[0][0], run[-1][1])]:
+                    ranks = previous_rows(layout, lo, hi)
+                    inputs[lo, hi] = (previous_values(group, prev, j, ranks), ranks)
+
+            def solve(lo: int, hi: int, slots: int = WARM_SLOTS):
+                rows, ranks = inputs[lo, hi]
+                return solve_shard(layout, rows, lo, hi, *stores, ranks, kernel=kernel,
+                                   bases=new_bases(layout, slots))
 
             ways = {"shard": lambda: [solve(lo, hi) for run in runs for lo, hi in run],
+                    "slot": lambda: [solve(run[0][0], run[-1][1], 1) for run in runs],
                     "call": lambda: [solve(run[0][0], run[-1][1]) for run in runs]}
             seconds, results = {way: [] for way in ways}, {}
             for attempt in range(tries + 1):  # the first pass compiles, and is not timed
-                for way in (("shard", "call") if attempt % 2 else ("call", "shard")):
+                for way in (list(ways) if attempt % 2 else list(ways)[::-1]):
                     start = time.process_time()
                     results[way] = ways[way]()
                     if attempt:
                         seconds[way].append(time.process_time() - start)
             games = sum(r.games for r in results["shard"])
             guessed = {way: 100 * sum(r.guessed for r in results[way]) / games for way in ways}
-            ratio = np.median(np.array(seconds["shard"]) / np.array(seconds["call"]))
+            ns = {way: 1e9 * min(seconds[way]) / games for way in ways}
+            ratio = {way: np.median(np.array(seconds[way]) / np.array(seconds["call"]))
+                     for way in ("shard", "slot")}
             print(f"| {j} | {ranges[0][1] - ranges[0][0]} | {games:,} | {kernel} | "
-                  f"{guessed['shard']:.0f} | {guessed['call']:.0f} | "
-                  f"{1e9 * min(seconds['shard']) / games:.0f} | "
-                  f"{1e9 * min(seconds['call']) / games:.0f} | {ratio:.2f} |", flush=True)
+                  f"{guessed['shard']:.1f} | {guessed['slot']:.1f} | {guessed['call']:.1f} | "
+                  f"{ns['shard']:.0f} | {ns['slot']:.0f} | {ns['call']:.0f} | "
+                  f"{ratio['shard']:.3f} | {ratio['slot']:.3f} |", flush=True)
         if group is None and j < n_cards:
             prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
 

@@ -453,8 +453,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     through it (on threads, say): a pattern's guesses come from its own games alone, so
     the results are those of one call, bit for bit.
 
-    ``bases`` (int32, (WARM_SLOTS, j, n_patterns); ``new_bases``) carries the warm starts
-    from call to call: the first deck row guesses from it (zeros: no guess) and it is
+    ``bases`` (int32, (slots, j, n_patterns); ``new_bases``: WARM_SLOTS slots, or 1 for
+    guesses from the previous deck alone) carries the warm starts from call to call: the first deck row guesses from it (zeros: no guess) and it is
     left as the last games made it, so that consecutive ranges solved with one array give
     the results of one call over all their rows, bit for bit (by default a range starts
     with no guesses).
@@ -484,8 +484,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     stats = np.zeros(5)
     if bases is None:
         bases = new_bases(layout)
-    elif bases.shape != (WARM_SLOTS, j, n_pat) or bases.dtype != np.int32:
-        raise ValueError(f"bases must be int32 of shape {(WARM_SLOTS, j, n_pat)}, got "
+    elif bases.ndim != 3 or bases.shape[0] < 1 or bases.shape[1:] != (j, n_pat) or \
+            bases.dtype != np.int32:
+        raise ValueError(f"bases must be int32 of shape (slots, {j}, {n_pat}), got "
                          f"{bases.dtype} {bases.shape}")
     rows = (layout.decks[p_lo:p_hi], drop_rank, layout.child, layout.child_sign, layout.duel,
             layout.symmetric, layout.reach[p_lo:p_hi], layout.objective == "win",
@@ -516,9 +517,10 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                        int(stats[4]))
 
 
-def new_bases(layout: LevelLayout) -> np.ndarray:
-    """Warm-start bases that guess nothing, for ``solve_shard``."""
-    return np.zeros((WARM_SLOTS, layout.j, layout.n_patterns), np.int32)
+def new_bases(layout: LevelLayout, slots: int = WARM_SLOTS) -> np.ndarray:
+    """Warm-start bases that guess nothing, for ``solve_shard`` (one slot: every deck
+    guesses from the previous one, as before 2026-12-05)."""
+    return np.zeros((slots, layout.j, layout.n_patterns), np.int32)
 
 
 def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialised: bool,
