@@ -55,9 +55,10 @@ OBJECTIVES = ("points", "win")
 KERNELS = ("compiled", "specialised", "lanes", "lockstep")
 # Warm-start slots: slot t holds the bases as the last deck row whose cards begin 1..t (or
 # 1..more) left them; a row beginning 1..t guesses from slot min(t, WARM_SLOTS - 1)
-# (``_solve_rows``).  Four take the games on a guess at j = 7, 8, 9 of N = 13 from 72, 70,
-# 69 % to 78, 76, 73 %; more slots add under a point (docs/gops.md, "Guesses from the
-# nearest deck")
+# (``_solve_rows``).  Four take the games on a guess at j = 7, 8, 9 of N = 13 from 74, 70,
+# 68 % to 77, 73, 71 % in a run's batches, 1.02-1.05x (`python bench/gops.py
+# --carried-bases 13 --store S`); more slots add under a point (docs/gops.md, "Guesses
+# from the nearest deck")
 WARM_SLOTS = 4
 
 
@@ -454,10 +455,10 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     the results are those of one call, bit for bit.
 
     ``bases`` (int32, (slots, j, n_patterns); ``new_bases``: WARM_SLOTS slots, or 1 for
-    guesses from the previous deck alone) carries the warm starts from call to call: the first deck row guesses from it (zeros: no guess) and it is
-    left as the last games made it, so that consecutive ranges solved with one array give
-    the results of one call over all their rows, bit for bit (by default a range starts
-    with no guesses).
+    guesses from the previous deck alone) carries the warm starts from call to call: the
+    first deck row guesses from it (zeros: no guess) and it is left as the last games made
+    it, so that consecutive ranges solved with one array give the results of one call
+    over all their rows, bit for bit (by default a range starts with no guesses).
     """
     if not 0 <= p_lo <= p_hi <= layout.n_p:
         raise ValueError(f"P-rank range [{p_lo}, {p_hi}) outside 0..{layout.n_p}")
