@@ -294,7 +294,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     Warm start: each game first tries the optimal basis of the game of the same upcard
     index k and pattern at the nearest deck row already solved (or the previous
     difference) as its support (``solve_into``): the two games' matrices are close and so,
-    three times in four, is their optimal support.  In colex order a deck follows the one
+    seven times in ten or more, is their optimal support.  In colex order a deck follows the one
     with one of its cards one lower, except where its cards begin 1..t (t >= 1) and go on
     with c > t + 2: the decks between began with less of 1..t, and the nearest is the
     last deck that began with 1..t too (c one lower).  So ``bases[t]`` holds the bases as
