@@ -99,6 +99,8 @@ class ArraySpec:
 
     ``constant`` (a cheap top-level callable) gives data the driver writes once at creation:
     coordinates and constant tables. Arrays with a ``writer`` are written by shards.
+    ``compression`` names the array's codecs (`subgame.storage.zarr_settings.COMPRESSIONS`);
+    an array keeps those it was created with (`ComputationStore.ensure_arrays`).
     """
 
     path: str
@@ -110,19 +112,23 @@ class ArraySpec:
     attrs: Mapping[str, Any] = field(default_factory=dict)
     writer: Writer | None = None
     constant: Callable[[], "np.ndarray"] | None = None
+    compression: str = "zstd"
 
     def to_attrs(self) -> dict[str, Any]:
         """The spec as JSON (a later stage's arrays are stored so a resume rebuilds them)."""
         return {"path": self.path, "shape": list(self.shape), "chunks": list(self.chunks),
                 "dtype": self.dtype, "dims": list(self.dims), "fill_value": self.fill_value,
                 "attrs": dict(self.attrs),
-                "writer": self.writer.to_attrs() if self.writer else None}
+                "writer": self.writer.to_attrs() if self.writer else None,
+                "compression": self.compression}
 
     @classmethod
     def from_attrs(cls, data: Mapping[str, Any]) -> "ArraySpec":
+        # (a spec recorded before 2026-12-05 names no compression: every array was zstd's)
         return cls(data["path"], tuple(data["shape"]), tuple(data["chunks"]), data["dtype"],
                    tuple(data["dims"]), data["fill_value"], dict(data["attrs"]),
-                   Writer.from_attrs(data["writer"]) if data["writer"] else None)
+                   Writer.from_attrs(data["writer"]) if data["writer"] else None,
+                   compression=data.get("compression", "zstd"))
 
 
 @dataclass(frozen=True)
@@ -302,9 +308,10 @@ def foreseen_stages(plan: Plan) -> tuple[tuple[Stage, ...], tuple[str, ...]]:
 @dataclass(frozen=True)
 class PlanSize:
     """What a plan's stages write, as far as they are known before the run
-    (`foreseen_stages`): steps, shards, uncompressed bytes (an upper bound of what is
-    stored: every array is compressed), files (chunks, one marker per shard, one metadata
-    file per array). ``later_stages`` names the stages only the run can size."""
+    (`foreseen_stages`): steps, shards, uncompressed bytes (what is stored is at most these
+    and a 4-byte checksum a chunk: an array is compressed or, where that gains little,
+    stored as it is), files (chunks, one marker per shard, one metadata file per array).
+    ``later_stages`` names the stages only the run can size."""
 
     steps: int
     shards: int

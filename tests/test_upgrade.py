@@ -77,3 +77,25 @@ def test_an_upgraded_store_resumes_without_recomputing_and_grows(old_store):
     answer = json.loads(cli("query", "guess-who", "--n", "40", "--m", "40", "--store",
                             old_store, "--json").stdout)
     assert answer["n"] == 40 and answer["a"] > 0
+
+
+def test_arrays_keep_the_compression_they_were_written_with(old_store):
+    """GOPS's values are stored uncompressed since 2026-12-05; an older store's keep zstd,
+    so a resumed run records zstd in their specs, and a repair that restores their metadata
+    from those specs leaves every chunk readable as it was."""
+    assert cli("upgrade", "--store", old_store).exit_code == 0
+    values = Path(old_store) / "gops" / "N4" / "j4" / "values"
+    document = (values / "zarr.json").read_bytes()
+    assert [codec["name"] for codec in json.loads(document)["codecs"]] == \
+        ["bytes", "zstd", "crc32c"]
+    before = arrays(old_store, "gops/N4")
+    run = ("run", "gops", "--cards", "4", "--store", old_store, "--executor", "serial")
+    assert cli(*run).exit_code == 0
+    (values / "zarr.json").unlink()
+    repaired = cli(*run, "--repair", "--json")
+    assert repaired.exit_code == 0, repaired.output
+    assert (values / "zarr.json").read_bytes() == document
+    after = arrays(old_store, "gops/N4")
+    for path in before:
+        np.testing.assert_array_equal(after[path], before[path], err_msg=path)
+    assert cli("verify", "--store", old_store).exit_code == 0

@@ -46,11 +46,11 @@ def array_attrs(spec: ArraySpec) -> dict[str, Any]:
 def _array_options(spec: ArraySpec) -> dict[str, Any]:
     """How an array of the plan is created: its document is these options as Zarr writes
     them (`array_documents`)."""
-    from subgame.storage.zarr_settings import COMPRESSORS
+    from subgame.storage.zarr_settings import COMPRESSIONS
 
     return {"shape": spec.shape, "chunks": spec.chunks, "dtype": spec.dtype,
             "fill_value": spec.fill_value, "dimension_names": spec.dims,
-            "compressors": COMPRESSORS, "attributes": array_attrs(spec)}
+            "compressors": COMPRESSIONS[spec.compression], "attributes": array_attrs(spec)}
 
 
 def create_arrays(group: zarr.Group, specs: Sequence[ArraySpec], present: Collection[str],

@@ -7,9 +7,25 @@ import warnings
 import zarr
 import zarr.codecs
 
-# Zstd for size; crc32c last, over the compressed bytes, so that a corrupted chunk fails
-# its checksum on read instead of decoding into silently wrong numbers.
-COMPRESSORS = (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec())
+# An array's compression (`ArraySpec.compression`) -> its codecs after the bytes codec.
+# crc32c is last in each, over the stored bytes, so that a corrupted chunk fails its
+# checksum on read instead of decoding into silently wrong numbers.
+COMPRESSIONS = {
+    "zstd": (zarr.codecs.ZstdCodec(level=3), zarr.codecs.Crc32cCodec()),
+    # zstd at level 1 packs GOPS's float32 strategies as tightly as level 3 (0.654 of
+    # their bytes against 0.650 at N = 13) in half the time
+    "zstd-fast": (zarr.codecs.ZstdCodec(level=1), zarr.codecs.Crc32cCodec()),
+    # float64 values, which zstd shrinks to 0.95 only, at 800 MB/s: stored as they are
+    "none": (zarr.codecs.Crc32cCodec(),),
+}
+
+
+def compression_of(array: zarr.Array) -> str | None:
+    """The name of an array's compression, None where it is none of these."""
+    stored = [codec.to_dict() for codec in array.compressors]
+    return next((name for name, codecs in COMPRESSIONS.items()
+                 if stored == [codec.to_dict() for codec in codecs]), None)
+
 # Every chunk a shard writes is stored, fill values included, so a chunk that a finished
 # shard wrote and that is missing now is damage `subgame verify` can see.
 zarr.config.set({"array.write_empty_chunks": True})

@@ -235,16 +235,22 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     diff_dim = ("diff",) if diff else ()
     # Level j (step j-1): chunk i along the deck axis is shard i's region.
     writer = Writer(step=j - 1, shard=ChunkMax((0,)))
+    # The values and f_k (float64) are stored uncompressed: zstd shrinks them to 0.95 only,
+    # and it was a tenth of an N = 13 run's work outside the kernel (docs/gops.md, "zstd on
+    # the float arrays").
     specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
-                       "float64", ("deck", *diff_dim, "pattern"), writer=writer)]
+                       "float64", ("deck", *diff_dim, "pattern"), writer=writer,
+                       compression="none")]
     if config.with_upcard_values(j):
         specs.append(ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
                                (rows, *diff, n_patterns, j), "float64",
-                               ("deck", *diff_dim, "pattern", "upcard"), writer=writer))
+                               ("deck", *diff_dim, "pattern", "upcard"), writer=writer,
+                               compression="none"))
     if config.with_strategies(j):
         specs += [ArraySpec(f"j{j}/{name}", (n_p, *diff, n_patterns, j, j),
                             (rows, *diff, n_patterns, j, j), "float32",
-                            ("deck", *diff_dim, "pattern", "upcard", "bid"), writer=writer)
+                            ("deck", *diff_dim, "pattern", "upcard", "bid"), writer=writer,
+                            compression="zstd-fast")
                   for name in ("strategies", "strategies_two")]
     return specs + coordinate_arrays(config, j, n_patterns)
 
@@ -341,7 +347,7 @@ def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
     # then follows the shard, not the level (docs/gops.md, "Only the rows a shard needs").
     if j > 1:
         ranks = gops.previous_rows(layout, p_lo, p_hi)
-        prev = store.array(f"j{j - 1}/values").oindex[ranks]
+        prev = store.rows(f"j{j - 1}/values", ranks)
     else:
         ranks, prev = None, level_zero(config.objective)
     helpers = HelperTime()
