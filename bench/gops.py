@@ -629,7 +629,9 @@ def lanes_ab(n_cards: int, tries: int = 3) -> None:
 def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
     """``subgame run gops --cards N --strategies none`` (plus ``run_options``) on a fresh
     temporary store, then per level: the step's wall time, the CPU seconds its shards took
-    (whole shard, and the kernel inside it, from the shards' metrics) and the same level's
+    (whole shard, and the kernel inside it, from the shards' metrics; and, where the run
+    solved the step in its own process, that process's CPU over the step, Zarr's codec
+    threads included) and the same level's
     kernel solved here in process (one shard, values and f_k as the run keeps them; after
     the run, so both meet about the same load).  Shard CPU / in-process kernel CPU is what
     the pipeline adds where the work is done; step wall x workers / shard CPU is what is
@@ -656,8 +658,9 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
     print(f"== pipeline cost, N = {n_cards}: {' '.join(command[3:-3])} took {wall:.1f} s "
           f"end to end (load average {load:.1f} before) ==")
     header = ["j", "shards", "games", "step wall s", "shard CPU s (workers)",
-              "kernel CPU s (workers)", "kernel CPU s (in process)",
-              "shard CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)",
+              "kernel CPU s (workers)", "step CPU s (the run's process)",
+              "kernel CPU s (in process)", "shard CPU / in-process kernel",
+              "step CPU / in-process kernel", f"step wall / (shard CPU / {cores} workers)",
               f"kernel wall s, the run's shards on {cores} threads in process",
               "step wall / that"]
     print_header(header)
@@ -685,9 +688,14 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
             steps += entry["seconds"]
             kernel += here
             threaded += level_wall
+            # (recorded where the step's shards ran in the run's process, Zarr's codec
+            # threads included; a flow run's workers record none)
+            step_cpu = entry.get("cpu_seconds")
             print(f"| {j} | {shards[j - 1]} | {computed['games']:,} | {entry['seconds']:.2f} | "
-                  f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | {here:.2f} | "
+                  f"{shard_cpu:.2f} | {computed['kernel_cpu_seconds']:.2f} | "
+                  f"{'' if step_cpu is None else f'{step_cpu:.2f}'} | {here:.2f} | "
                   f"{shard_cpu / max(here, 1e-9):.2f} | "
+                  f"{'' if step_cpu is None else f'{step_cpu / max(here, 1e-9):.2f}'} | "
                   f"{entry['seconds'] / max(shard_cpu / parallel, 1e-9):.2f} | "
                   f"{level_wall:.2f} | {entry['seconds'] / max(level_wall, 1e-9):.2f} |")
     print(f"  steps {steps:.1f} s, end to end {wall:.1f} s; the kernel on the run's shards "

@@ -55,12 +55,15 @@ def solve_step(store: ComputationStore, config: Any, step: Step, solve_shard: Sh
     batch with one pending (``Step.batch``), then record the step as finished (driver
     only)."""
     batches = step.batches(store.pending_shards(step) if pending is None else pending)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     results = executor.run_shards(
         solve_shard, [ShardTask(store.url, store.group_path, config, step, batch.start,
                                 len(batch)) for batch in batches], on_done)
     seconds = time.perf_counter() - start
-    store.finish_step(step, seconds, sum_metrics(results))
+    # Where the shards ran here, the process's CPU over the step is the step's whole cost:
+    # the shards' metrics time their own threads, not Zarr's codec threads.
+    store.finish_step(step, seconds, sum_metrics(results),
+                      time.process_time() - cpu if executor.in_process else None)
     return {"shards_computed": sum(map(len, batches)), "seconds": seconds}
 
 

@@ -48,6 +48,7 @@ def run_shard(solve_shard: ShardSolver, task: ShardTask) -> dict[str, Any]:
 
 class Executor(Protocol):
     name: str
+    in_process: bool  # the shards run in this process (its CPU time is theirs and Zarr's)
 
     def run_shards(self, solve_shard: ShardSolver, tasks: list[ShardTask],
                    on_done: ShardDone) -> list[dict[str, Any]]: ...
@@ -59,6 +60,7 @@ class SerialExecutor:
     """Runs shards one after another in this process: unit tests and debugging."""
 
     name = "serial"
+    in_process = True
 
     def run_shards(self, solve_shard, tasks, on_done):
         results = []
@@ -81,6 +83,7 @@ class ThreadExecutor:
     its work to as many helper threads (``map_parts``)."""
 
     name = "threads"
+    in_process = True
 
     def __init__(self, threads: int | None = None):
         threads = threads or os.cpu_count() or 1
@@ -117,6 +120,7 @@ class DaskExecutor:
     """Maps shards over the Dask cluster a profile names (local processes by default)."""
 
     name = "dask"
+    in_process = False
 
     def __init__(self, profile: ClusterProfile):
         import distributed  # noqa: F401 - importing it sets its loggers' levels; ours follow

@@ -69,6 +69,13 @@ def test_a_forced_flow_run_writes_the_same_store(tmp_path):
     assert (probe["code"], probe["prefect"]) == (0, True)
     assert report["orchestration"] == "Prefect flow" and report["shards_computed"] == 4 * 2 + 1
     np.testing.assert_array_equal(stored_values(store), expected(4, 2))
+    # A step's CPU seconds are the driver's where its shards ran there (a step of one
+    # shard), and not recorded where the cluster's workers ran them.
+    attrs = zarr.open_group(store, mode="r")[TOY.group_path()].attrs
+    assert {step["shards"] for step in attrs["steps"]} == {1, 2}
+    for step in attrs["steps"]:
+        assert ("cpu_seconds" in attrs["steps_done"][str(step["index"])]) == \
+            (step["shards"] == 1)
 
 
 def test_a_temporary_server_that_cannot_start_leaves_the_run_to_finish(tmp_path):

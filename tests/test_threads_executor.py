@@ -45,8 +45,9 @@ def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path, monkeypa
     2 000 games) that the threads executor's helper threads solve (``executors.map_parts``):
     the store is the serial executor's byte for byte, its values those of the whole game
     solved in memory within the certified tolerance (the shards' first decks guess from no
-    neighbour, the whole levels' do), and the kernel CPU seconds each step reports count
-    the helper threads (else the threads run would report about none)."""
+    neighbour, the whole levels' do), the kernel CPU seconds each step reports count
+    the helper threads (else the threads run would report about none), and so does the
+    process's CPU over each step, which the step records."""
     monkeypatch.setattr(level, "PART_GAMES", 2000)
     config = GopsConfig(cards=9, strategies="none", shard_states=5000)
     assert {config.kernel(j) for j in range(1, 10)} == {"compiled"}
@@ -58,6 +59,8 @@ def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path, monkeypa
         # (from j = 2: the process's first kernel call, at j = 1, loads numba's kernels)
         kernel_cpu[name] = sum(step["computed"]["kernel_cpu_seconds"]
                                for index, step in done.items() if index != "0")
+        for step in done.values():  # (the metrics are rounded to 1e-4 s a shard)
+            assert step["cpu_seconds"] >= step["computed"]["shard_cpu_seconds"] - 0.01
     assert_stores_equal(stores["serial"], stores["threads"])
     store = ComputationStore.open(stores["threads"], config.group_path())
     assert max(step.shards for step in config.plan().stages[0].steps) > 2  # shared out

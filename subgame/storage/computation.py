@@ -257,12 +257,17 @@ class ComputationStore:
     def step_done(self, step_index: int) -> bool:
         return str(step_index) in self.group.attrs.get("steps_done", {})
 
-    def finish_step(self, step: Step, seconds: float, metrics: dict[str, Any]) -> None:
-        """Driver only (attributes are read-modify-write): record a step as complete."""
+    def finish_step(self, step: Step, seconds: float, metrics: dict[str, Any],
+                    cpu_seconds: float | None = None) -> None:
+        """Driver only (attributes are read-modify-write): record a step as complete, with
+        its wall seconds and, where its shards ran in the driver's process, that process's
+        CPU seconds over the step."""
         done = dict(self.group.attrs.get("steps_done", {}))
         # ``computed`` is what this run did (a resumed step counts only its pending shards).
-        done[str(step.index)] = {"seconds": round(seconds, 3), "finished_at": time.time(),
-                                 "computed": metrics}
+        done[str(step.index)] = {"seconds": round(seconds, 3),
+                                 **({} if cpu_seconds is None else
+                                    {"cpu_seconds": round(cpu_seconds, 3)}),
+                                 "finished_at": time.time(), "computed": metrics}
         self.group.attrs["steps_done"] = done
 
     # -- later stages --------------------------------------------------------------------
