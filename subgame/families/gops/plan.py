@@ -235,17 +235,19 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     diff_dim = ("diff",) if diff else ()
     # Level j (step j-1): chunk i along the deck axis is shard i's region.
     writer = Writer(step=j - 1, shard=ChunkMax((0,)))
-    # The values and f_k (float64) are stored uncompressed: zstd shrinks them to 0.95 only,
-    # and it was a tenth of an N = 13 run's work outside the kernel (docs/gops.md, "zstd on
-    # the float arrays").
+    # Points' values and f_k (float64) are stored uncompressed: zstd shrinks them to 0.95
+    # only, and it was a tenth of an N = 13 run's work outside the kernel; win's are mostly
+    # saturated cells, which zstd at level 1 shrinks to 0.25-0.39 at over 1 GB/s (docs/gops.md,
+    # "The floats stored as they are").
+    floats = "none" if config.objective == "points" else "zstd-fast"
     specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
                        "float64", ("deck", *diff_dim, "pattern"), writer=writer,
-                       compression="none")]
+                       compression=floats)]
     if config.with_upcard_values(j):
         specs.append(ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
                                (rows, *diff, n_patterns, j), "float64",
                                ("deck", *diff_dim, "pattern", "upcard"), writer=writer,
-                               compression="none"))
+                               compression=floats))
     if config.with_strategies(j):
         specs += [ArraySpec(f"j{j}/{name}", (n_p, *diff, n_patterns, j, j),
                             (rows, *diff, n_patterns, j, j), "float32",
