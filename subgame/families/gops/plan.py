@@ -335,12 +335,13 @@ def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
                     bases: np.ndarray, shard: int, store: ComputationStore) -> dict[str, Any]:
     """Solve one shard, its warm starts from ``bases`` (and left in it): its rows of level
     j-1 in, its region of level j out.  Besides the kernel's counts it reports the CPU
-    seconds of this thread for the kernel and for the whole shard (reads, layout, writes
-    and compression included), so that `subgame status --json` shows, per level, what the
-    pipeline adds to the kernel (bench/gops.py --pipeline), and which kernel solved it
-    (``GopsConfig.kernel``): ``lane_shards`` 1 where numpy's lanes did (a small run),
-    ``specialised_shards`` 1 where numba's warm starts compiled for j did (a large level),
-    neither where the generic ones did."""
+    seconds of this thread for the kernel and for the whole shard (reads, layout and
+    writes; Zarr compresses on its own threads, counted in the step's ``cpu_seconds``
+    where the shards ran in the run's process), so that `subgame status --json` shows,
+    per level, what the pipeline adds to the kernel (bench/gops.py --pipeline), and which
+    kernel solved it (``GopsConfig.kernel``): ``lane_shards`` 1 where numpy's lanes did (a
+    small run), ``specialised_shards`` 1 where numba's warm starts compiled for j did (a
+    large level), neither where the generic ones did."""
     shard_start = time.thread_time()
     j, rows = layout.j, config.shard_rows(layout.j, layout.n_patterns)
     p_lo, p_hi = shard * rows, min((shard + 1) * rows, layout.n_p)
