@@ -80,21 +80,30 @@ def test_an_upgraded_store_resumes_without_recomputing_and_grows(old_store):
 
 
 def test_arrays_keep_the_compression_they_were_written_with(old_store):
-    """GOPS's values are stored uncompressed since 2026-12-05; an older store's keep zstd,
-    so a resumed run records zstd in their specs, and a repair that restores their metadata
-    from those specs leaves every chunk readable as it was."""
+    """GOPS's points values are stored uncompressed since 2026-12-05; an older store's keep
+    zstd.  A repair restores their metadata with zstd: on the upgraded store, which has no
+    specs recorded, a document whose codecs still read (the plan's spec is held to them);
+    once a run has recorded the specs (with zstd), a deleted one.  Every chunk stays
+    readable as it was."""
     assert cli("upgrade", "--store", old_store).exit_code == 0
-    values = Path(old_store) / "gops" / "N4" / "j4" / "values"
+    group = Path(old_store) / "gops" / "N4"
+    values = group / "j4" / "values"
     document = (values / "zarr.json").read_bytes()
     assert [codec["name"] for codec in json.loads(document)["codecs"]] == \
         ["bytes", "zstd", "crc32c"]
+    assert "arrays" not in json.loads((group / "zarr.json").read_text())["attributes"]
     before = arrays(old_store, "gops/N4")
     run = ("run", "gops", "--cards", "4", "--store", old_store, "--executor", "serial")
-    assert cli(*run).exit_code == 0
-    (values / "zarr.json").unlink()
-    repaired = cli(*run, "--repair", "--json")
-    assert repaired.exit_code == 0, repaired.output
-    assert (values / "zarr.json").read_bytes() == document
+    not_the_plans = json.loads(document)
+    not_the_plans["attributes"]["written_by"] = {"step": 0, "shard": 0}
+    for damage in (lambda: (values / "zarr.json").write_text(json.dumps(not_the_plans)),
+                   lambda: (values / "zarr.json").unlink()):
+        damage()
+        repaired = cli(*run, "--repair", "--json")
+        assert repaired.exit_code == 0, repaired.output
+        assert (values / "zarr.json").read_bytes() == document
+        recorded = json.loads((group / "zarr.json").read_text())["attributes"]["arrays"]
+        assert recorded["j4/values"]["compression"] == "zstd"
     after = arrays(old_store, "gops/N4")
     for path in before:
         np.testing.assert_array_equal(after[path], before[path], err_msg=path)

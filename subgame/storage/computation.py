@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import fsspec
@@ -31,7 +30,8 @@ from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
 from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
-                                      array_attrs, create_arrays, marker_path, marker_spec)
+                                      array_attrs, create_arrays, keep_compression,
+                                      marker_path, marker_spec)
 
 if TYPE_CHECKING:  # (imported with the first store opened: `subgame.storage.zarr_settings`)
     import zarr
@@ -42,16 +42,6 @@ FORMAT = 2
 def step_changed(stored: Mapping[str, Any], step: Step) -> bool:
     """A step must be recomputed when what it covers changed (a grown extent)."""
     return stored != step.to_attrs()
-
-
-def keep_compression(spec: ArraySpec, array: zarr.Array) -> ArraySpec:
-    """The spec of an array already in the store, with the compression it was created
-    with: its chunks are encoded so, and its recorded spec is what `subgame verify` holds
-    its metadata to (a store of 2026-12-04 compressed every array with zstd at level 3)."""
-    from subgame.storage.zarr_settings import compression_of
-
-    stored = compression_of(array)
-    return spec if stored in (None, spec.compression) else replace(spec, compression=stored)
 
 
 class ComputationStore:
@@ -140,7 +130,7 @@ class ComputationStore:
         for spec in specs:
             before = present.get(spec.path)
             if before is not None and before.chunks == spec.chunks:
-                spec = keep_compression(spec, before)
+                spec = keep_compression(spec, [codec.to_dict() for codec in before.compressors])
             prepared.append(spec)
             if before is not None and before.chunks != spec.chunks:
                 del self.group[spec.path]  # another layout: the caller reopens its writers

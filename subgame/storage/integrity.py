@@ -53,8 +53,8 @@ from subgame.storage.computation import FORMAT, ComputationStore
 from subgame.storage.lock import StoreLock
 from subgame.storage.location import reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, PLAIN_GROUP, TEMPLATES_ATTR,
-                                      array_differs,
-                                      array_document, marker_path, parse, recorded_specs)
+                                      array_differs, array_document, keep_compression,
+                                      marker_path, parse, recorded_specs)
 
 FAILPOINT_ENV = "SUBGAME_FAILPOINT"
 CONFIRM_SCANS = 3  # scans of a computation a live run is writing (see the module's text)
@@ -385,20 +385,32 @@ def _write(files: _Files, node: str, document: Mapping[str, Any] | bytes) -> Non
     files.fs.pipe_file(path, data)
 
 
-def plan_specs(store: ComputationStore, plan: Plan) -> dict[str, ArraySpec]:
-    """Every array the plan stores: the stages known up front and the later stages built."""
+def plan_specs(store: ComputationStore, plan: Plan, files: _Files) -> dict[str, ArraySpec]:
+    """Every array the plan stores: the stages known up front and the later stages built,
+    each with the compression its readable metadata names (`keep_compression`: a store
+    with no specs recorded, as `subgame upgrade` leaves one, is repaired to its own
+    codecs, not to today's)."""
     specs = [spec for stage in plan.stages if isinstance(stage, Stage) for spec in stage.arrays]
     specs += [spec for stage in plan.stages if isinstance(stage, LaterStage)
               for spec in (store.built_stage(stage.name) or ((), ()))[0]]
-    return {spec.path: spec for spec in specs}
+    return {spec.path: keep_compression(spec, _compressors(files.document(spec.path)))
+            for spec in specs}
+
+
+def _compressors(document: bytes | None) -> list[Any] | None:
+    """The codecs after the array-to-bytes codec in an array's metadata, None where it
+    is absent or unreadable."""
+    found = parse(document)
+    codecs = found.get("codecs") if isinstance(found, dict) else None
+    return codecs[1:] if isinstance(codecs, list) and codecs else None
 
 
 def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:
     """Driver only, under the lock, before the store is prepared: rewrite every damaged
     metadata document from the plan (its chunks stay), then find every damaged or missing
     chunk, reopen the shards that write it, and delete it (preparing rewrites constants)."""
-    specs = plan_specs(store, plan)
     files = _Files(store.url, plan.group_path)
+    specs = plan_specs(store, plan, files)
     damages = scan(store.url, plan.group_path, specs)
     recorded = {**specs, **recorded_specs(store.group.attrs)}
     for damage in damages:

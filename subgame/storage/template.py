@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
 from subgame.plan import ArraySpec
@@ -41,6 +42,18 @@ def marker_spec(step_index: int, shards: int) -> ArraySpec:
 def array_attrs(spec: ArraySpec) -> dict[str, Any]:
     """The attributes an array of this spec carries: its own and its writer."""
     return {**spec.attrs, **({OWNER_ATTR: spec.writer.to_attrs()} if spec.writer else {})}
+
+
+def keep_compression(spec: ArraySpec, compressors: list[Any] | None) -> ArraySpec:
+    """The spec of an array already in the store whose metadata lists these compressors
+    (after its array-to-bytes codec), with the compression it was created with: its chunks
+    are encoded so, and its metadata is held to its spec (a store of 2026-12-04 compressed
+    every array with zstd at level 3).  Unchanged where they are unknown (``None``: the
+    metadata is unreadable) or none of ours (the metadata is then damage)."""
+    from subgame.storage.zarr_settings import compression_of
+
+    stored = compression_of(compressors) if compressors is not None else None
+    return spec if stored in (None, spec.compression) else replace(spec, compression=stored)
 
 
 def _array_options(spec: ArraySpec) -> dict[str, Any]:

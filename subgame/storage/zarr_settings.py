@@ -3,6 +3,7 @@
 Zarr is used, and a command that opens no store (`subgame --help`) imports no Zarr."""
 
 import warnings
+from typing import Any
 
 import zarr
 import zarr.codecs
@@ -20,11 +21,11 @@ COMPRESSIONS = {
 }
 
 
-def compression_of(array: zarr.Array) -> str | None:
-    """The name of an array's compression, None where it is none of these."""
-    stored = [codec.to_dict() for codec in array.compressors]
+def compression_of(compressors: list[Any]) -> str | None:
+    """The name of the compression whose codecs these are (as an array's metadata lists
+    them after its array-to-bytes codec), None where it is none of these."""
     return next((name for name, codecs in COMPRESSIONS.items()
-                 if stored == [codec.to_dict() for codec in codecs]), None)
+                 if compressors == [codec.to_dict() for codec in codecs]), None)
 
 # Every chunk a shard writes is stored, fill values included, so a chunk that a finished
 # shard wrote and that is missing now is damage `subgame verify` can see.
