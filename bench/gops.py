@@ -56,9 +56,10 @@ share and ns/game of all three (docs/gops.md, "Tried and not kept: fewer pivots"
 solved in batches" and "Guesses from the nearest deck").
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
-pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel) beside the
-same level's kernel in process, and the steps, the whole run and the CPU seconds of its
-processes against that kernel (on every core for the wall times).
+pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel, the
+step's CPU in the run's process where it ran there) beside the same level's kernel in
+process, and the steps, the whole run and the CPU seconds of its processes against that
+kernel (on every core for the wall times).
 """
 
 from __future__ import annotations
@@ -631,9 +632,9 @@ def pipeline_cost(n_cards: int, run_options: list[str]) -> None:
     temporary store, then per level: the step's wall time, the CPU seconds its shards took
     (whole shard, and the kernel inside it, from the shards' metrics; and, where the run
     solved the step in its own process, that process's CPU over the step, Zarr's codec
-    threads included) and the same level's
-    kernel solved here in process (one shard, values and f_k as the run keeps them; after
-    the run, so both meet about the same load).  Shard CPU / in-process kernel CPU is what
+    threads included) and the same level's kernel solved here in process (one shard,
+    values and f_k as the run keeps them; after the run, so both meet about the same
+    load).  Shard CPU / in-process kernel CPU is what
     the pipeline adds where the work is done; step wall x workers / shard CPU is what is
     lost between shards (scheduling, start-up, the tail of a level, waiting for a core the
     machine's other work holds).  Workers: the cores (a default in-process run gives a

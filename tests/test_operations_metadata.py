@@ -84,6 +84,14 @@ DAMAGE = {  # what is done to a store, the damaged node it is reported as, shard
     "marker metadata garbage": (
         lambda s: (s / GROUP / "_markers" / "00002" / "zarr.json").write_bytes(GARBAGE),
         "_markers/00002", 0),
+    # The group's record of an array's spec, damaged: verify names the array, not a
+    # traceback; the repair takes the plan's spec and records it again.
+    "recorded spec's compression unknown": (lambda s: rewrite(
+        s / GROUP / "zarr.json",
+        lambda d: d["attributes"]["arrays"]["values"].update(compression="lz77")), "values", 0),
+    "recorded spec's data type unknown": (lambda s: rewrite(
+        s / GROUP / "zarr.json",
+        lambda d: d["attributes"]["arrays"]["values"].update(dtype="float7")), "values", 0),
     "subgroup metadata garbage": (
         lambda s: (s / GROUP / "_markers" / "zarr.json").write_bytes(GARBAGE), "_markers", 0),
 }

@@ -54,7 +54,7 @@ from subgame.storage.lock import StoreLock
 from subgame.storage.location import reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, PLAIN_GROUP, TEMPLATES_ATTR,
                                       array_differs, array_document, keep_compression,
-                                      marker_path, parse, recorded_specs)
+                                      invalid_specs, marker_path, parse, recorded_specs)
 
 FAILPOINT_ENV = "SUBGAME_FAILPOINT"
 CONFIRM_SCANS = 3  # scans of a computation a live run is writing (see the module's text)
@@ -182,13 +182,16 @@ def scan(url: str, group_path: str, plan_specs: Mapping[str, ArraySpec] | None =
         return [Damage(group_path, "", None, None, None, None,
                        "the computation's group metadata is missing or unreadable")]
     specs = {**(plan_specs or {}), **recorded_specs(attrs)}
+    damages = [Damage(group_path, path, None, None, None, None,
+                      "its spec in the computation's attributes is not valid")
+               for path in invalid_specs(attrs)]
     finished_steps = set(attrs.get("steps_done") or {})
     markers = {step["index"]: _markers(url, f"{group_path}/{marker_path(step['index'])}")
                for step in attrs.get("steps") or []}
     listing = files.listing()  # after the state it is judged against (see the module's text)
     chunks = stored_chunks(listing)
     documents = {name[:-len("/zarr.json")] for name in listing if name.endswith("/zarr.json")}
-    damages, sound = [], {}  # sound: path -> (its array, its spec or None)
+    sound = {}  # path -> (its array, its spec or None)
     for path in sorted(set(specs) | documents):
         stored, spec = files.document(path), specs.get(path)
         # A subgroup, or an array the plan does not name, is held to being readable.

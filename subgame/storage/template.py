@@ -157,11 +157,34 @@ def parse(document: bytes | None) -> Any:
 
 def recorded_specs(attrs: Mapping[str, Any]) -> dict[str, ArraySpec]:
     """Every array the computation's attributes say the driver prepared: the recorded
-    specs, the later stages' built arrays and one marker array per recorded step."""
-    specs = {path: ArraySpec.from_attrs(spec)
-             for path, spec in (attrs.get(TEMPLATES_ATTR) or {}).items()}
-    for built in (attrs.get("built_stages") or {}).values():
-        specs.update((spec["path"], ArraySpec.from_attrs(spec)) for spec in built["arrays"])
+    specs, the later stages' built arrays and one marker array per recorded step.  A
+    recorded spec that makes no metadata document (damaged attributes: an unknown data
+    type or compression, a missing field) is left out (`invalid_specs` names it)."""
+    recorded = [(path, _spec(data)) for path, data in _recorded_arrays(attrs)]
+    specs = {path: spec for path, spec in recorded if spec is not None}
     for step in attrs.get("steps") or []:
         specs[marker_path(step["index"])] = marker_spec(step["index"], step["shards"])
     return specs
+
+
+def invalid_specs(attrs: Mapping[str, Any]) -> list[str]:
+    """The arrays whose recorded spec makes no metadata document."""
+    return [path for path, data in _recorded_arrays(attrs) if _spec(data) is None]
+
+
+def _recorded_arrays(attrs: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(path, recorded spec as JSON) of the prepared arrays and the later stages' built ones."""
+    found = list((attrs.get(TEMPLATES_ATTR) or {}).items())
+    for built in (attrs.get("built_stages") or {}).values():
+        found += [(spec["path"], spec) for spec in built["arrays"]]
+    return found
+
+
+def _spec(data: Any) -> ArraySpec | None:
+    """A recorded spec, None where it makes no metadata document."""
+    try:
+        spec = ArraySpec.from_attrs(data)
+        array_document(spec)
+    except Exception:  # noqa: BLE001 - whatever fails to make a document is damage
+        return None
+    return spec
