@@ -68,6 +68,16 @@ def njit(*args, **options):
     return defer
 
 
+def _literal_unroll(container):
+    """numba's ``literal_unroll``: a loop over a heterogeneous tuple, its body compiled once
+    for each item's type."""
+    raise TypeError("literal_unroll is for compiled code")
+
+
+literal_unroll = Deferred(_literal_unroll, {"numba": "literal_unroll"})
+_deferred.append(literal_unroll)
+
+
 def compile_all() -> None:
     """Hand every deferred function to numba and rebind the namespaces that name them."""
     global _ready
@@ -78,7 +88,9 @@ def compile_all() -> None:
 
         for entry in _deferred:
             if entry.compiled is None:
-                entry.compiled = numba.njit(**entry.options)(entry.py_func)
+                name = entry.options.get("numba")
+                entry.compiled = getattr(numba, name) if name else \
+                    numba.njit(**entry.options)(entry.py_func)
         namespaces = {id(e.py_func.__globals__): e.py_func.__globals__ for e in _deferred}
         for namespace in namespaces.values():
             for name, value in list(namespace.items()):

@@ -170,7 +170,7 @@ def test_numpy_pattern_tables_equal_the_compiled_ones():
 def test_the_kernel_follows_the_run_size():
     """Points runs up to N = 8 (202 728 games), win runs up to N = 7 (720 384) on lanes at
     every level; larger runs on the warm-start kernel at every level, whether it stores
-    strategies or not."""
+    strategies or not (at N = 12 level 8 on that kernel compiled for j = 8 alone)."""
     kernels = {(n, objective): GopsConfig(n, objective=objective).kernel(n)
                for n in (1, 7, 8, 9, 12) for objective in ("points", "win")}
     assert kernels == {(1, "points"): "lanes", (1, "win"): "lanes",
@@ -179,18 +179,20 @@ def test_the_kernel_follows_the_run_size():
                        (9, "points"): "compiled", (9, "win"): "compiled",
                        (12, "points"): "compiled", (12, "win"): "compiled"}
     top = GopsConfig(12, strategies="top:3")
-    assert [top.kernel(j) for j in range(1, 13)] == ["compiled"] * 12
+    assert [top.kernel(j) for j in range(1, 13)] == \
+        ["compiled"] * 7 + ["specialised"] + ["compiled"] * 4
     assert {GopsConfig(9, strategies="none").kernel(j) for j in range(1, 10)} == \
         {"compiled"}
     assert {GopsConfig(7, strategies="none").kernel(j) for j in range(1, 8)} == {"lanes"}
 
 
-def test_levels_of_250_million_games_get_the_kernel_specialised_to_j():
-    """The levels of at least SPECIALISE_GAMES (250 million) matrix games are solved by
+def test_levels_of_enough_work_get_the_kernel_specialised_to_j():
+    """The levels whose matrix games times j^2 reach SPECIALISE_WORK (5e9) are solved by
     the kernel compiled for their j, the rest by the generic one: at N = 13 the levels
-    j = 7, 8, 9, whose games the N = 13 run recorded as 271 507 236, 603 829 512 and
-    355 984 200 (docs/gops.md), and not j = 10 (53 482 000); no level of N <= 12 (points)
-    or N <= 10 (win)."""
+    j = 7..10, whose games the N = 13 run recorded as 271 507 236, 603 829 512, 355 984 200
+    and 53 482 000 (docs/gops.md; j = 10: 5.35e9), and not j = 6 (46 million games,
+    1.7e9); at N = 12 only j = 8 (89.5 million games, 5.7e9; j = 7: 92 million, 4.5e9);
+    no level of N <= 11 (points) or N <= 9 (win)."""
     def specialised(n_cards: int, objective: str = "points") -> list[int]:
         config = GopsConfig(n_cards, strategies="top:4", objective=objective)
         return [j for j in range(1, n_cards + 1) if config.kernel(j) == "specialised"]
@@ -198,9 +200,11 @@ def test_levels_of_250_million_games_get_the_kernel_specialised_to_j():
     config = GopsConfig(13)
     assert [level_info(config, j, patterns.stored_pattern_count(13, j))["matrix_games"]
             for j in (7, 8, 9, 10)] == [271_507_236, 603_829_512, 355_984_200, 53_482_000]
-    assert specialised(13) == [7, 8, 9]
-    assert specialised(14) == [7, 8, 9, 10]
-    assert specialised(12) == specialised(10, "win") == []
+    assert specialised(13) == [7, 8, 9, 10]
+    assert specialised(14) == [7, 8, 9, 10, 11]
+    assert specialised(12) == [8]
+    assert specialised(11) == specialised(9, "win") == []
+    assert specialised(10, "win") == [6]
     assert specialised(11, "win") == [6, 7, 8]
 
 

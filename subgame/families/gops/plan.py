@@ -46,13 +46,16 @@ DEFAULT_SHARD_STATES = 200_000
 # cheaper (most are saddle points), so the win objective breaks even later.
 LANE_GAMES = {"points": 400_000, "win": 800_000}
 LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to count
-# A level of at least this many matrix games is solved by the compiled kernel specialised
-# to its j (game/level.py, _solve_rows): 1.10-1.19x at j = 7..9 of N = 13, 17-31 CPU s a
-# level there, against about 16.5 s of compiling, once per j and machine (numba's cache
-# keeps it).  The levels above it: points N = 13 j = 7..9, N = 14 j = 7..10, win N = 11
-# j = 6..8, N = 12 j = 6..9 (`python bench/gops.py --specialised 13`; docs/gops.md, "The
-# kernel specialised to the level's j").
-SPECIALISE_GAMES = 250_000_000
+# A level whose games times j^2 (its work, about: a game's time grows like j^1.5..2) reach
+# this is solved by the compiled kernel specialised to its j (game/level.py, _solve_rows):
+# 1.2-1.3x the generic kernel at j = 5..10 of N = 13, its guesses eliminated by copies
+# compiled for their size (1.05-1.10x more at j = 7..9), against about 16.5 s of compiling
+# a j and 11.5 s for those copies, once per machine (numba's cache keeps them).  At this
+# bound a level's kernel takes about 50 CPU s or more, so a second run has paid for it.
+# The levels above it: points N = 12 j = 8, N = 13 j = 7..10, N = 14 j = 7..11, win N = 10
+# j = 6, N = 11 j = 6..8, N = 12 j = 5..9 (`python bench/gops.py --specialised 13`;
+# docs/gops.md, "The kernel specialised to the level's j", "Guesses compiled for their size").
+SPECIALISE_WORK = 5_000_000_000
 # A level's shards are solved in batches of consecutive ones (Step.batch), one task each,
 # the warm starts' bases carried from shard to shard: a shard's first deck row would have
 # no previous row to guess from, a third of N = 13's 3-deck shards at j = 8, 9 and the
@@ -190,16 +193,16 @@ class GopsConfig(ComputationConfig):
         search for pivots it beats the compiled lanes (game/lockstep.py) on values alone
         too, 1.08-1.19x end to end at N = 12 without strategies (docs/gops.md, "Guesses
         without a pivot search"); 'specialised' (that kernel compiled for j alone, the
-        same results bit for bit) at a level of SPECIALISE_GAMES matrix games or more.  A
-        function of the configuration and j alone, so that every shard of a level,
-        resumed or repaired, is solved by the same kernel."""
+        same results bit for bit) at a level whose matrix games times j^2 reach
+        SPECIALISE_WORK.  A function of the configuration and j alone, so that every shard
+        of a level, resumed or repaired, is solved by the same kernel."""
         def games(i: int) -> int:
             return level_info(self, i, stored_pattern_count(self.cards, i))["matrix_games"]
 
         if self.cards <= LANE_MAX_CARDS and sum(map(games, range(1, self.cards + 1))) <= \
                 LANE_GAMES[self.objective]:
             return "lanes"
-        return "specialised" if games(j) >= SPECIALISE_GAMES else "compiled"
+        return "specialised" if games(j) * j * j >= SPECIALISE_WORK else "compiled"
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards

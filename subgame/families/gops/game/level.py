@@ -285,7 +285,7 @@ def _pack_basis(support):
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats, warm_start, bases, patterns_lo, patterns_hi, size):
+                strat_two, stats, warm_start, bases, patterns_lo, patterns_hi, size, sized):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows and
     the patterns patterns_lo <= p < patterns_hi (the rest of the arrays is left as it
     was); the difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]]
@@ -322,7 +322,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
                             np.empty(j, np.int64), np.empty(j), np.empty(j), bases,
                             np.zeros(1 + 2 * j, np.int64), np.empty((2, j)),
                             np.empty((2, j), np.int64), np.zeros(3 * prev.shape[2]),
-                            np.empty(3))
+                            np.empty(3), sized)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -330,7 +330,7 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                      with_strategies, with_upcard_values, values, upcard_values, strat_one,
                      strat_two, stats, warm_start, patterns_lo, patterns_hi, size, X, tab,
                      row_var, col_var, x, y, bases, support, refine_strategies, refine_basis,
-                     signed_prev, duel_prize):
+                     signed_prev, duel_prize, sized):
     """``_solve_rows`` given its scratch space: X, the tableau and its labels, x, y, the
     basis masks, solve_into's support and scratch, and the payoffs' lookups (points:
     ``_signed_row``; 3 n_prev and 3 floats).  Compiled without reference counts,
@@ -374,7 +374,8 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                         mask = bases[0, k, p]
                     _unpack_basis(mask if warm_start else 0, j, support)
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
-                                                        support, refine_strategies, refine_basis)
+                                                        support, refine_strategies, refine_basis,
+                                                        sized)
                     if steps < 0:
                         return -1
                     bases[0, k, p] = _pack_basis(support) if steps > 0 else mask
@@ -537,11 +538,12 @@ def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialise
     edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
     j = arrays[0].shape[1]
     size = (0,) * j if specialised else np.zeros(j, np.int8)
+    sized = True if specialised else None  # guesses eliminated by copies for their size
 
     def solve_part(part: int) -> np.ndarray:
         counts = np.zeros_like(stats)
         if _solve_rows(*arrays, counts, warm_start, bases, edges[part], edges[part + 1],
-                       size) < 0:
+                       size, sized) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
         return counts
 

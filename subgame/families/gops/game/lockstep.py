@@ -243,7 +243,8 @@ def _solve_games(decks, drop_rank, child, child_sign, duel, symmetric, win, prev
                         support[0] = 0
                         value, gap, done, _ = solve_into(games[base:base + m], m, n, tab_one,
                                                          rows_one, cols_one, x, y, support,
-                                                         refine_strategies, refine_basis)
+                                                         refine_strategies, refine_basis,
+                                                         None)
                         if done < 0:
                             return -1
                         steps[lane] = done
