@@ -69,11 +69,13 @@ def njit(*args, **options):
 
 
 def _literal_unroll(container):
-    """numba's ``literal_unroll``: a loop over a heterogeneous tuple, its body compiled once
-    for each item's type."""
-    raise TypeError("literal_unroll is for compiled code")
+    """numba's ``literal_unroll``: in compiled code a loop over a heterogeneous tuple, its
+    body compiled once for each item's type; in Python the tuple itself."""
+    return container
 
 
+# Deferred too, so that a kernel module can name it without importing numba; compile_all
+# binds numba's own (the "numba" option names it) in place of a compiled function.
 literal_unroll = Deferred(_literal_unroll, {"numba": "literal_unroll"})
 _deferred.append(literal_unroll)
 

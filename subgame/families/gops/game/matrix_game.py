@@ -492,8 +492,9 @@ def _saddle_check(X, m, n, x, y, base=0):
 
 # A guess of size k <= len(_SIZES) is eliminated by a copy of ``_square_solution`` compiled
 # for that k (``_sized_guess``) where the caller asks for it (``solve_into``'s ``sized``).
-# Its loops then run to a constant: unrolled, and no exits that mispredict when k changes
-# from game to game.  Twelve copies compile in about 11.5 s, once per machine.
+# Its loops then run to a constant, unrolled, without exits whose branches depend on a k
+# that changes from game to game (the likely gain; this machine has no counters to show
+# it).  Twelve copies compile in about 11.5 s, once per machine.
 _SIZES = tuple((0,) * k for k in range(1, 13))
 
 
@@ -505,7 +506,7 @@ def _sized_guess(X, m, n, lo, scale, tab, tight, basic, x, y, shape):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y):
-    """``_sized_guess`` for k (1 <= k <= len(_SIZES)): one branch, one call."""
+    """``_sized_guess`` for k (1 <= k <= len(_SIZES)): a comparison a size, one call."""
     result = -1
     for shape in literal_unroll(_SIZES):
         if len(shape) == k:
@@ -541,7 +542,7 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y, support, refine_strategies,
     (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
     A saddle point leaves the guess as it was.  ``sized`` (None or True) eliminates a guess
     by the copy compiled for its size (``_guess``): the same operations, the same results
-    bit for bit, 1.06-1.10x at j = 7..9 of N = 13 (docs/gops.md).
+    bit for bit, 1.05-1.10x at j = 7..9 of N = 13 (docs/gops.md).
     """
     maximin, minimax, lo, hi, best_row, best_col = _saddle_check(X, m, n, x, y)
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding
