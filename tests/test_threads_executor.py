@@ -74,8 +74,9 @@ def test_compiled_levels_on_the_threads_make_the_serial_store(tmp_path, monkeypa
 
 def test_a_level_on_the_specialised_kernel_makes_the_generic_store(tmp_path, monkeypatch):
     """With SPECIALISE_WORK lowered to 19 million, level 6 of N = 9 (539 784 games, times
-    36: 19.4 million, the largest) runs on the kernel compiled for j = 6: its step records every shard as
-    specialised, the others none, and the store is the generic run's, byte for byte."""
+    36: 19.4 million, the largest) runs on the kernel compiled for j = 6: its step records
+    every shard as specialised, the others none, and the store is the generic run's, byte
+    for byte."""
     from subgame.families.gops import plan
 
     config = GopsConfig(cards=9, strategies="none", shard_states=5000)

@@ -66,7 +66,13 @@ def open_root(url: str, *, writable: bool) -> zarr.Group:
 
     with reaching(url):
         try:
-            return zarr.open_group(url, mode="a" if writable else "r", use_consolidated=False)
+            try:
+                return zarr.open_group(url, mode="a" if writable else "r",
+                                       use_consolidated=False)
+            except zarr.errors.ContainsGroupError:
+                # Another run created the store between this one's look and its own
+                # creation (runs started together on a new store): it is there now.
+                return zarr.open_group(url, mode="a", use_consolidated=False)
         except FileNotFoundError as exc:
             if writable:  # e.g. under /proc: the directory cannot be created
                 raise InvalidInput(f"cannot create a store at {url!r}: {exc.strerror}") \

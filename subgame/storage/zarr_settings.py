@@ -27,6 +27,7 @@ def compression_of(compressors: list[Any]) -> str | None:
     return next((name for name, codecs in COMPRESSIONS.items()
                  if compressors == [codec.to_dict() for codec in codecs]), None)
 
+
 # Every chunk a shard writes is stored, fill values included, so a chunk that a finished
 # shard wrote and that is missing now is damage `subgame verify` can see.
 zarr.config.set({"array.write_empty_chunks": True})

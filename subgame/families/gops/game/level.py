@@ -374,8 +374,8 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                         mask = bases[0, k, p]
                     _unpack_basis(mask if warm_start else 0, j, support)
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
-                                                        support, refine_strategies, refine_basis,
-                                                        sized)
+                                                        support, refine_strategies,
+                                                        refine_basis, sized)
                     if steps < 0:
                         return -1
                     bases[0, k, p] = _pack_basis(support) if steps > 0 else mask
