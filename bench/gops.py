@@ -803,6 +803,17 @@ def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
     return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
 
 
+def guess_flops(k: int, tried: int, taken: int) -> int:
+    """Flops of ``tried`` guesses of size k, ``taken`` of them solved by it
+    (``matrix_game._square_solution``): each builds B[R, S] (3 k^2: subtract, scale, add
+    one) and eliminates it (k reciprocals; column c: k-1-c multipliers and 2 (k-1-c)^2 of
+    the update); one taken also made the four triangular solves (2 (2 k (k-1) + k)) and
+    normalised x and y (4 k + 2)."""
+    elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
+    solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
+    return int(tried) * elimination + int(taken) * solves
+
+
 def cost_model(n_cards: int, kernel: str = "compiled") -> None:
     """Per level: the work of its matrix games against this CPU's bound (one core), solved
     by the compiled ``kernel`` ("specialised": compiled for each level's j, before the
@@ -810,11 +821,13 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
 
     A game of level j is j x j.  Its payoff costs 2 j^2 flops (duel * prize + sign * child)
     and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
-    saddle check reads it once.  A game that is not a saddle point also pays the tableau
-    (2 (j+1)^2 flops per pivot: one multiply-add per cell), the scaled slack tableau
-    (2 j^2) and the certificate (x^T X and X y, 4 j^2); the basis re-solve runs on 3e-5 of
-    the games and is not counted.  Bytes: level j-1 read once and the
-    level's values and f_k written once.  Bound = max(flops / rate, bytes / bandwidth):
+    saddle check reads it once.  A game that is not a saddle point also pays the
+    certificate (x^T X and X y, 4 j^2) and its guess, if it has one (``guess_flops``: the
+    elimination of a guess of size k, and its solves where it is taken); one that its
+    guess does not solve also pays the scaled slack tableau (2 j^2) and the tableau (2
+    (j+1)^2 flops per pivot: one multiply-add per cell).  Not counted: the solves and
+    certificate of a guess refused after them, the basis re-solve (3e-5 of the games).
+    Bytes: level j-1 read once and the level's values and f_k written once.  Bound = max(flops / rate, bytes / bandwidth):
     with the scalar rate (rows of 5-12 entries leave little to vectorise) and the SIMD rate.
     Times are CPU seconds of this process; the rates are the best measured before and after
     the levels (the cores are shared: the best is the nearest to what the CPU can do).
@@ -838,29 +851,40 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
           "seconds) ==")
     print(f"  this CPU: scalar {rates['scalar'] / 1e9:.2f} Gflop/s, SIMD (64 lanes) "
           f"{rates['simd'] / 1e9:.2f} Gflop/s, memory copy {rates['bandwidth'] / 1e9:.2f} GB/s")
-    header = ("j", "decks", "patterns", "games", "saddle %", "pivots/LP", "tableau Gflop",
-              "other Gflop", "gathered MB", "level j-1 MB", "measured s", "ns/game",
+    header = ("j", "decks", "patterns", "games", "saddle %", "LPs guessed %", "pivots/LP",
+              "tableau Gflop", "guesses Gflop", "other Gflop (guesses included)",
+              "gathered MB", "level j-1 MB", "measured s", "ns/game",
               "solver alone ns/game", "bound s (scalar)", "x bound", "bound s (SIMD)",
               "x bound")
     print_header(header)
+    totals = np.zeros(3)  # measured, scalar bound, SIMD bound
     for layout, result, seconds, prev_bytes, solver in rows:
         if not result.games:  # j = N: the one state V = Y, f = 0 without a game
             continue
         j = layout.j
         lps = result.games - result.saddles
         tableau = result.pivots * 2 * (j + 1) ** 2
-        other = result.games * 2 * j * j + lps * (2 * j * j + 4 * j * j)
+        guesses = sum(guess_flops(k, tried, taken)
+                      for k, (tried, taken) in enumerate(result.guesses.T))
+        other = (result.games * 2 * j * j + lps * 4 * j * j
+                 + (lps - result.guessed) * 2 * j * j + guesses)
         gathered = result.games * j * j * 8
         streamed = prev_bytes + result.values.nbytes + result.upcard_values.nbytes
         bounds = [max((tableau + other) / rates[rate], streamed / rates["bandwidth"])
                   for rate in ("scalar", "simd")]
         print(f"| {j} | {layout.n_p} | {layout.n_patterns} | {result.games:,} | "
               f"{100 * result.saddles / max(result.games, 1):.0f} | "
-              f"{result.pivots / max(lps, 1):.2f} | {tableau / 1e9:.3g} | {other / 1e9:.3g} | "
+              f"{100 * result.guessed / max(lps, 1):.0f} | "
+              f"{result.pivots / max(lps, 1):.2f} | {tableau / 1e9:.3g} | "
+              f"{guesses / 1e9:.3g} | {other / 1e9:.3g} | "
               f"{gathered / 1e6:.3g} | {prev_bytes / 1e6:.3g} | {seconds:.3g} | "
               f"{1e9 * seconds / max(result.games, 1):.0f} | {1e9 * solver:.0f} | "
               f"{bounds[0]:.3g} | "
               f"{seconds / bounds[0]:.1f} | {bounds[1]:.3g} | {seconds / bounds[1]:.1f} |")
+        totals += (seconds, *bounds)
+    print(f"  in all {totals[0]:.2f} CPU s against {totals[1]:.2f} s at the scalar bound "
+          f"({totals[0] / totals[1]:.2f}x) and {totals[2]:.2f} s at the SIMD bound "
+          f"({totals[0] / totals[2]:.2f}x)")
 
 
 def main() -> None:

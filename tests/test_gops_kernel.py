@@ -531,6 +531,36 @@ def test_a_deck_guesses_from_the_nearest_deck_solved():
     assert checked == {1, 2, 3}
 
 
+def test_guesses_are_counted_by_their_size():
+    """The counts of guesses by size k (the cost model's input) against a replay: a deck
+    row solved alone guesses each (upcard, pattern) from slot 0 of the bases it is given
+    (its deck does not begin with card 1), so each game is replayed by ``solve_alone``
+    on its own payoff and that mask's support."""
+    from subgame.families.gops.game.level import new_bases
+    levels = {layout.j: (layout, result) for layout, result in solve_levels(7)}
+    layout, prev = levels[5][0], levels[4][1].values
+    r = next(r for r, deck in enumerate(layout.decks) if deck[0] != 1 and r > 0)
+    bases = new_bases(layout)
+    solve_shard(layout, prev, r - 1, r, True, bases=bases)  # the previous deck's bases
+    expected = np.zeros((2, layout.j + 1), np.int64)
+    for k in range(layout.j):
+        for p, payoff in enumerate(payoff_matrices(layout, prev, r, k)):
+            mask = int(bases[0, k, p])
+            rows = [i for i in range(16) if mask >> i & 1]
+            columns = [c for c in range(16) if mask >> (16 + c) & 1]
+            support = np.array([len(rows), *rows, *columns, *[0] * (2 * layout.j)])
+            _, _, pivots, guessed, _, _ = solve_alone(payoff, support)
+            if pivots > 0 or guessed:  # not a saddle point
+                expected[0, len(rows)] += 1
+                expected[1, len(rows)] += guessed
+    result = solve_shard(layout, prev, r, r + 1, True, bases=bases)
+    assert result.guesses.tolist() == expected.tolist()
+    assert 0 < result.guessed < expected[0, 1:].sum()  # guesses both taken and refused
+    assert result.guesses[0].sum() == result.games - result.saddles
+    cold = solve_shard(layout, prev, r, r + 1, True, warm_start=False)
+    assert cold.guesses[0, 0] == cold.games - cold.saddles and cold.guesses[:, 1:].sum() == 0
+
+
 # --- queries -------------------------------------------------------------------------------
 
 def test_query_validates_card_sets():

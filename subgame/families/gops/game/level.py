@@ -196,7 +196,10 @@ class ShardResult:
     saddle point; pivots: simplex pivots in all; guessed: games solved on the support
     guessed from a neighbour, without a pivot (neither saddles nor pivots count them);
     max_gap: the largest certified gap, so every value of the shard is within max_gap / 2
-    of the value of its own matrix game.
+    of the value of its own matrix game.  guesses ((2, j + 1) int64, the warm starts'
+    kernels only, else None): [0, k] the games without a saddle point whose guess had k
+    tight rows (k = 0: no guess), [1, k] those of them its guess solved (the work of the
+    guesses, for ``bench/gops.py --cost-model``).
     """
 
     p_lo: int
@@ -210,6 +213,7 @@ class ShardResult:
     pivots: int
     max_gap: float
     guessed: int = 0
+    guesses: np.ndarray | None = None
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
@@ -285,11 +289,14 @@ def _pack_basis(support):
 @njit(cache=True, nogil=True)
 def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                 with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                strat_two, stats, warm_start, bases, patterns_lo, patterns_hi, size, sized):
+                strat_two, stats, guesses, warm_start, bases, patterns_lo, patterns_hi, size,
+                sized):
     """values[r, d + diff_max, p] and the rest for every computed state of the rows and
     the patterns patterns_lo <= p < patterns_hi (the rest of the arrays is left as it
     was); the difference axis has one entry (d = 0) under points.  prev[drop_rank[r, k]]
-    is the block of level j-1 that deck row r reads for upcard k.
+    is the block of level j-1 that deck row r reads for upcard k.  stats gets (games,
+    saddles, pivots, max_gap, guessed), guesses[0, k] the games without a saddle point
+    whose guess had k tight rows, guesses[1, k] those of them the guess solved.
 
     Warm start: each game first tries the optimal basis of the game of the same upcard
     index k and pattern at the nearest deck row already solved (or the previous
@@ -316,7 +323,7 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     j = len(size)
     return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
                             prev, with_strategies, with_upcard_values, values, upcard_values,
-                            strat_one, strat_two, stats, warm_start, patterns_lo,
+                            strat_one, strat_two, stats, guesses, warm_start, patterns_lo,
                             patterns_hi, size, np.empty((j, j)),
                             np.empty((j + 1, j + 1)), np.empty(j, np.int64),
                             np.empty(j, np.int64), np.empty(j), np.empty(j), bases,
@@ -328,9 +335,9 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
 @njit(cache=True, nogil=True, _nrt=False)
 def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win, prev,
                      with_strategies, with_upcard_values, values, upcard_values, strat_one,
-                     strat_two, stats, warm_start, patterns_lo, patterns_hi, size, X, tab,
-                     row_var, col_var, x, y, bases, support, refine_strategies, refine_basis,
-                     signed_prev, duel_prize, sized):
+                     strat_two, stats, guesses, warm_start, patterns_lo, patterns_hi, size,
+                     X, tab, row_var, col_var, x, y, bases, support, refine_strategies,
+                     refine_basis, signed_prev, duel_prize, sized):
     """``_solve_rows`` given its scratch space: X, the tableau and its labels, x, y, the
     basis masks, solve_into's support and scratch, and the payoffs' lookups (points:
     ``_signed_row``; 3 n_prev and 3 floats).  Compiled without reference counts,
@@ -373,11 +380,14 @@ def _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach
                     if mask == 0:  # no row began with 1..slot yet
                         mask = bases[0, k, p]
                     _unpack_basis(mask if warm_start else 0, j, support)
+                    tried = support[0]
                     value, gap, steps, hit = solve_into(X, j, j, tab, row_var, col_var, x, y,
                                                         support, refine_strategies,
                                                         refine_basis, sized)
                     if steps < 0:
                         return -1
+                    guesses[0, _u(tried)] += (steps > 0) | hit  # no branch
+                    guesses[1, _u(tried)] += hit
                     bases[0, k, p] = _pack_basis(support) if steps > 0 else mask
                     games += 1
                     guessed += hit
@@ -484,6 +494,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     strat_one = np.zeros(strat_shape, np.float32)
     strat_two = np.zeros(strat_shape, np.float32)
     stats = np.zeros(5)
+    guesses = np.zeros((2, j + 1), np.int64) if kernel in ("compiled", "specialised") else None
     if bases is None:
         bases = new_bases(layout)
     elif bases.ndim != 3 or bases.shape[0] < 1 or bases.shape[1:] != (j, n_pat) or \
@@ -502,8 +513,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
-        _solve_patterns(rows, warm_start, bases, kernel == "specialised", map_parts, n_pat,
-                        n * n_d * n_pat * j, where)
+        _solve_patterns(rows, guesses, warm_start, bases, kernel == "specialised", map_parts,
+                        n_pat, n * n_d * n_pat * j, where)
     if stats[3] > GAP_LIMIT:
         raise ArithmeticError(f"certified gap {stats[3]:.3g} exceeds {GAP_LIMIT:g} in {where}")
     if layout.objective == "points":  # drop the difference axis (one entry, d = 0)
@@ -516,7 +527,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
                        strat_one if with_strategies else None,
                        strat_two if with_strategies else None,
                        int(stats[0]), int(stats[1]), int(stats[2]), float(stats[3]),
-                       int(stats[4]))
+                       int(stats[4]), guesses)
 
 
 def new_bases(layout: LevelLayout, slots: int = WARM_SLOTS) -> np.ndarray:
@@ -525,14 +536,14 @@ def new_bases(layout: LevelLayout, slots: int = WARM_SLOTS) -> np.ndarray:
     return np.zeros((slots, layout.j, layout.n_patterns), np.int32)
 
 
-def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialised: bool,
-                    map_parts: MapParts | None, n_patterns: int, n_games: int,
-                    where: str) -> None:
+def _solve_patterns(rows: tuple, guesses: np.ndarray, warm_start: bool, bases: np.ndarray,
+                    specialised: bool, map_parts: MapParts | None, n_patterns: int,
+                    n_games: int, where: str) -> None:
     """``_solve_rows`` on ``rows`` (solve_shard's arguments: n_patterns patterns, about
     n_games games), compiled for their j alone if ``specialised``, its patterns in ranges
     of about PART_GAMES games through ``map_parts``, or all in one call without it; the
     ranges' counts go to ``rows``' stats (games, saddles, pivots and guessed added, the
-    largest gap)."""
+    largest gap) and to ``guesses`` (added)."""
     *arrays, stats = rows
     count = 1 if map_parts is None else max(1, min(n_patterns, n_games // PART_GAMES))
     edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
@@ -540,16 +551,18 @@ def _solve_patterns(rows: tuple, warm_start: bool, bases: np.ndarray, specialise
     size = (0,) * j if specialised else np.zeros(j, np.int8)
     sized = True if specialised else None  # guesses eliminated by copies for their size
 
-    def solve_part(part: int) -> np.ndarray:
-        counts = np.zeros_like(stats)
-        if _solve_rows(*arrays, counts, warm_start, bases, edges[part], edges[part + 1],
-                       size, sized) < 0:
+    def solve_part(part: int) -> tuple[np.ndarray, np.ndarray]:
+        counts, sizes = np.zeros_like(stats), np.zeros_like(guesses)
+        if _solve_rows(*arrays, counts, sizes, warm_start, bases, edges[part],
+                       edges[part + 1], size, sized) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
-        return counts
+        return counts, sizes
 
-    counts = np.array(map_parts(solve_part, range(count)) if map_parts else [solve_part(0)])
+    parts = map_parts(solve_part, range(count)) if map_parts else [solve_part(0)]
+    counts = np.array([counts for counts, _ in parts])
     stats[:] = counts.sum(axis=0)
     stats[3] = counts[:, 3].max()
+    guesses[:] = sum(sizes for _, sizes in parts)
 
 
 def payoff_matrices(layout: LevelLayout, prev_values: np.ndarray, p_rank: int,
