@@ -16,11 +16,12 @@
                          [--previous REV | --previous none]
 
 ``--cost-model N`` instead prints the cost model of N's levels (values only, as `--strategies
-none`): per level the matrix games, their size, pivots, the flops of the tableau and of the
-rest of a game, the bytes of level j-1, and the measured time against a lower bound from this
-CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth (numpy copy), all
-measured in the same run (docs/gops.md, "Cost model"); ``--kernel specialised`` times the
-kernel compiled for each level's j.
+none`): per level the matrix games, their size, the share of LPs their guess solved,
+pivots, the flops of the tableau, of the guesses and of the rest of a game, the bytes of
+level j-1, and the measured time against a lower bound from this CPU's scalar and SIMD flop
+rates (numba loops) and memory bandwidth (numpy copy), all measured in the same run, then
+the totals (docs/gops.md, "Cost model" and "The cost model counts the guesses' work");
+``--kernel specialised`` times the kernel compiled for each level's j.
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
 back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of N, both
@@ -156,10 +157,28 @@ def level_bytes(states: int, j: int) -> int:
     return states * (8 + 8 * j + 2 * 4 * j * j)
 
 
-def game_flops(j: int, games: int, lps: int, pivots: int) -> float:
-    """The cost model's flops (``cost_model``): payoffs, and for the games that are no
-    saddle point the scaled slack tableau, ``pivots`` tableau pivots and the certificate."""
-    return pivots * 2 * (j + 1) ** 2 + games * 2 * j * j + lps * 6 * j * j
+def game_flops(j: int, games: int, lps: int, pivots: int, guessed: int = 0,
+               guesses: np.ndarray | None = None) -> float:
+    """The cost model's flops (``cost_model``): payoffs, and for the ``lps`` games that are
+    no saddle point the certificate, and the scaled slack tableau and ``pivots`` tableau
+    pivots for those their guess did not solve (all of them on the slack basis); with
+    ``guesses`` (``ShardResult.guesses``), the guesses' own work (``guess_flops``)."""
+    flops = (pivots * 2 * (j + 1) ** 2 + games * 2 * j * j + lps * 4 * j * j
+             + (lps - guessed) * 2 * j * j)
+    if guesses is not None:
+        flops += sum(guess_flops(k, tried, taken) for k, (tried, taken) in enumerate(guesses.T))
+    return flops
+
+
+def guess_flops(k: int, tried: int, taken: int) -> int:
+    """Flops of ``tried`` guesses of size k, ``taken`` of them solved by it
+    (``matrix_game._square_solution``): each builds B[R, S] (3 k^2: subtract, scale, add
+    one) and eliminates it (k reciprocals; column c: k-1-c multipliers and 2 (k-1-c)^2 of
+    the update); one taken also made the four triangular solves (2 (2 k (k-1) + k)) and
+    normalised x and y (4 k + 2)."""
+    elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
+    solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
+    return int(tried) * elimination + int(taken) * solves
 
 
 def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_games: int,
@@ -803,17 +822,6 @@ def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
     return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
 
 
-def guess_flops(k: int, tried: int, taken: int) -> int:
-    """Flops of ``tried`` guesses of size k, ``taken`` of them solved by it
-    (``matrix_game._square_solution``): each builds B[R, S] (3 k^2: subtract, scale, add
-    one) and eliminates it (k reciprocals; column c: k-1-c multipliers and 2 (k-1-c)^2 of
-    the update); one taken also made the four triangular solves (2 (2 k (k-1) + k)) and
-    normalised x and y (4 k + 2)."""
-    elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
-    solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
-    return int(tried) * elimination + int(taken) * solves
-
-
 def cost_model(n_cards: int, kernel: str = "compiled") -> None:
     """Per level: the work of its matrix games against this CPU's bound (one core), solved
     by the compiled ``kernel`` ("specialised": compiled for each level's j, before the
@@ -827,8 +835,9 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
     guess does not solve also pays the scaled slack tableau (2 j^2) and the tableau (2
     (j+1)^2 flops per pivot: one multiply-add per cell).  Not counted: the solves and
     certificate of a guess refused after them, the basis re-solve (3e-5 of the games).
-    Bytes: level j-1 read once and the level's values and f_k written once.  Bound = max(flops / rate, bytes / bandwidth):
-    with the scalar rate (rows of 5-12 entries leave little to vectorise) and the SIMD rate.
+    Bytes: level j-1 read once and the level's values and f_k written once.  Bound =
+    max(flops / rate, bytes / bandwidth): with the scalar rate (rows of 5-12 entries leave
+    little to vectorise) and the SIMD rate.
     Times are CPU seconds of this process; the rates are the best measured before and after
     the levels (the cores are shared: the best is the nearest to what the CPU can do).
     """
@@ -864,13 +873,12 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
         j = layout.j
         lps = result.games - result.saddles
         tableau = result.pivots * 2 * (j + 1) ** 2
-        guesses = sum(guess_flops(k, tried, taken)
-                      for k, (tried, taken) in enumerate(result.guesses.T))
-        other = (result.games * 2 * j * j + lps * 4 * j * j
-                 + (lps - result.guessed) * 2 * j * j + guesses)
+        flops = game_flops(j, result.games, lps, result.pivots, result.guessed, result.guesses)
+        guesses = flops - game_flops(j, result.games, lps, result.pivots, result.guessed)
+        other = flops - tableau
         gathered = result.games * j * j * 8
         streamed = prev_bytes + result.values.nbytes + result.upcard_values.nbytes
-        bounds = [max((tableau + other) / rates[rate], streamed / rates["bandwidth"])
+        bounds = [max(flops / rates[rate], streamed / rates["bandwidth"])
                   for rate in ("scalar", "simd")]
         print(f"| {j} | {layout.n_p} | {layout.n_patterns} | {result.games:,} | "
               f"{100 * result.saddles / max(result.games, 1):.0f} | "
@@ -882,8 +890,8 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
               f"{bounds[0]:.3g} | "
               f"{seconds / bounds[0]:.1f} | {bounds[1]:.3g} | {seconds / bounds[1]:.1f} |")
         totals += (seconds, *bounds)
-    print(f"  in all {totals[0]:.2f} CPU s against {totals[1]:.2f} s at the scalar bound "
-          f"({totals[0] / totals[1]:.2f}x) and {totals[2]:.2f} s at the SIMD bound "
+    print(f"  in all {totals[0]:.3g} CPU s against {totals[1]:.3g} s at the scalar bound "
+          f"({totals[0] / totals[1]:.2f}x) and {totals[2]:.3g} s at the SIMD bound "
           f"({totals[0] / totals[2]:.2f}x)")
 
 
