@@ -196,7 +196,7 @@ class ShardResult:
     saddle point; pivots: simplex pivots in all; guessed: games solved on the support
     guessed from a neighbour, without a pivot (neither saddles nor pivots count them);
     max_gap: the largest certified gap, so every value of the shard is within max_gap / 2
-    of the value of its own matrix game.  guesses ((2, j + 1) int64, the warm starts'
+    of the value of its own matrix game.  guesses ((2, j + 1) int64, the compiled
     kernels only, else None): [0, k] the games without a saddle point whose guess had k
     tight rows (k = 0: no guess), [1, k] those of them its guess solved (the work of the
     guesses, for ``bench/gops.py --cost-model``).
