@@ -149,19 +149,31 @@ class DaskProcesses:
 
 @contextmanager
 def dask_processes(tmp_path: Path, workers: int = 2) -> Iterator[DaskProcesses]:
-    """`dask scheduler` and `dask worker` processes on loopback ports, no dashboards."""
+    """`dask scheduler` and `dask worker` processes on loopback ports, no dashboards.  The
+    scheduler binds a port of its own choosing and writes its address to a scheduler
+    file (a port picked here could be taken by another process before it binds)."""
     from distributed import Client
 
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     logs = open(tmp_path / "dask.log", "w")
     common = {"env": env, "stdout": logs, "stderr": subprocess.STDOUT, "cwd": ROOT}
+    scheduler_file = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
-                                  "--host", "127.0.0.1", "--port", str(port),
-                                  "--no-dashboard"], **common)
+                                  "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(scheduler_file)], **common)
     started = [scheduler]
+
+    def written() -> str | None:  # the file may be read while the scheduler writes it
+        try:
+            return json.loads(scheduler_file.read_text())["address"]
+        except (FileNotFoundError, ValueError, KeyError):
+            return None
+
     try:
+        wait_for(lambda: written() is not None or scheduler.poll() is not None, timeout=60,
+                 every=0.1)
+        address = written()
+        assert address, f"dask scheduler exited: {(tmp_path / 'dask.log').read_text()[-300:]}"
         for index in range(workers):
             started.append(subprocess.Popen(
                 [sys.executable, "-m", "distributed.cli.dask_worker", address,
