@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 import yaml
 
@@ -39,8 +40,9 @@ def prefect(*args: str, env: dict, timeout: float = 120) -> str:
 def server(tmp_path_factory):
     """A `prefect server start` on a free port.  The port is free when picked, but another
     process (the other test worker's servers and clusters) may bind it before the server
-    does: the server then exits, and is started again on another port."""
-    for attempt in range(3):
+    does: the server then exits, and is started again on another port (another server on
+    it may answer first: the server is up when its own process listens there)."""
+    for _ in range(3):
         home = tmp_path_factory.mktemp("prefect-home")
         port = free_port()
         api = f"http://127.0.0.1:{port}/api"
@@ -55,13 +57,20 @@ def server(tmp_path_factory):
                                        stdout=log, stderr=subprocess.STDOUT,
                                        start_new_session=True)
 
+        def ours() -> bool:  # the port is this server's, not a server that took it
+            group = {process.pid, *(child.pid for child in
+                                    psutil.Process(process.pid).children(recursive=True))}
+            return any(c.pid in group and c.status == psutil.CONN_LISTEN
+                       and c.laddr.port == port for c in psutil.net_connections("tcp"))
+
         def healthy() -> bool:
             if process.poll() is not None:
                 return True
             try:
-                return httpx.get(f"{api}/health", timeout=1).status_code == 200
+                answered = httpx.get(f"{api}/health", timeout=1).status_code == 200
             except httpx.HTTPError:
                 return False
+            return answered and ours()
 
         try:
             wait_for(healthy, timeout=120, every=0.5)
