@@ -157,28 +157,27 @@ def level_bytes(states: int, j: int) -> int:
     return states * (8 + 8 * j + 2 * 4 * j * j)
 
 
-def game_flops(j: int, games: int, lps: int, pivots: int, guessed: int = 0,
-               guesses: np.ndarray | None = None) -> float:
-    """The cost model's flops (``cost_model``): payoffs, and for the ``lps`` games that are
-    no saddle point the certificate, and the scaled slack tableau and ``pivots`` tableau
-    pivots for those their guess did not solve (all of them on the slack basis); with
-    ``guesses`` (``ShardResult.guesses``), the guesses' own work (``guess_flops``)."""
-    flops = (pivots * 2 * (j + 1) ** 2 + games * 2 * j * j + lps * 4 * j * j
-             + (lps - guessed) * 2 * j * j)
-    if guesses is not None:
-        flops += sum(guess_flops(k, tried, taken) for k, (tried, taken) in enumerate(guesses.T))
+def game_flops(j: int, games: int, lps: int, pivots: int, guessed: int = 0) -> int:
+    """The cost model's flops (``cost_model``) but the guesses' own (``guess_flops``):
+    payoffs, and for the ``lps`` games that are no saddle point the certificate, and the
+    scaled slack tableau and ``pivots`` tableau pivots for those their guess did not solve
+    (all of them on the slack basis)."""
+    return (pivots * 2 * (j + 1) ** 2 + games * 2 * j * j + lps * 4 * j * j
+            + (lps - guessed) * 2 * j * j)
+
+
+def guess_flops(guesses: np.ndarray) -> int:
+    """Flops of the guesses counted in ``guesses`` (``ShardResult.guesses``: [0, k] tried
+    of size k, [1, k] taken; ``matrix_game._square_solution``): each builds B[R, S] (3 k^2:
+    subtract, scale, add one) and eliminates it (k reciprocals; column c: k-1-c
+    multipliers and 2 (k-1-c)^2 of the update); one taken also made the four triangular
+    solves (2 (2 k (k-1) + k)) and normalised x and y (4 k + 2)."""
+    flops = 0
+    for k, (tried, taken) in enumerate(guesses.T.tolist()):
+        elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
+        solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
+        flops += tried * elimination + taken * solves
     return flops
-
-
-def guess_flops(k: int, tried: int, taken: int) -> int:
-    """Flops of ``tried`` guesses of size k, ``taken`` of them solved by it
-    (``matrix_game._square_solution``): each builds B[R, S] (3 k^2: subtract, scale, add
-    one) and eliminates it (k reciprocals; column c: k-1-c multipliers and 2 (k-1-c)^2 of
-    the update); one taken also made the four triangular solves (2 (2 k (k-1) + k)) and
-    normalised x and y (4 k + 2)."""
-    elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
-    solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
-    return int(tried) * elimination + int(taken) * solves
 
 
 def serial_solve(n_cards: int, rates: dict[int, list[float]], previous, highs_games: int,
@@ -873,8 +872,8 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
         j = layout.j
         lps = result.games - result.saddles
         tableau = result.pivots * 2 * (j + 1) ** 2
-        flops = game_flops(j, result.games, lps, result.pivots, result.guessed, result.guesses)
-        guesses = flops - game_flops(j, result.games, lps, result.pivots, result.guessed)
+        guesses = guess_flops(result.guesses)
+        flops = game_flops(j, result.games, lps, result.pivots, result.guessed) + guesses
         other = flops - tableau
         gathered = result.games * j * j * 8
         streamed = prev_bytes + result.values.nbytes + result.upcard_values.nbytes

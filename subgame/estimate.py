@@ -4,8 +4,9 @@ From the plan alone (`subgame.plan.PlanSize`): steps, shards, the store's new da
 uncompressed bytes (an upper bound, but for a checksum a chunk) and its new files. From
 the family (`ComputationConfig.worker_bytes`, each formula beside the solver it
 describes): the peak memory of one worker on the largest shard. From this machine: the
-free disk and free files where a local store goes, and the memory each worker gets. `subgame run --dry-run`
-prints it; a run refuses what does not fit unless --force (docs/reliability.md).
+free disk and free files where a local store goes, and the memory each worker gets.
+`subgame run --dry-run` prints it; a run refuses what does not fit unless --force
+(docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -58,8 +58,11 @@ def server(tmp_path_factory):
                                        start_new_session=True)
 
         def ours() -> bool:  # the port is this server's, not a server that took it
-            group = {process.pid, *(child.pid for child in
-                                    psutil.Process(process.pid).children(recursive=True))}
+            try:
+                children = psutil.Process(process.pid).children(recursive=True)
+            except psutil.NoSuchProcess:  # it exited: healthy() sees that next
+                return False
+            group = {process.pid, *(child.pid for child in children)}
             return any(c.pid in group and c.status == psutil.CONN_LISTEN
                        and c.laddr.port == port for c in psutil.net_connections("tcp"))
 

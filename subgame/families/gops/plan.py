@@ -52,8 +52,9 @@ LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to coun
 # compiled for their size (1.05-1.10x of that at j = 7..9), against about 34 s of
 # compiling a j (17 s without the copies), once per machine (numba's cache keeps it).  The
 # levels nearest the bound take 45-58 CPU s of generic kernel a run (win N = 10 j = 6,
-# points N = 13 j = 10), so a few runs pay for it.  The levels above it: points N = 12 j = 8, N = 13 j = 7..10, N = 14 j = 7..11,
-# N = 15 j = 7..12, N = 16 j = 6..13, win N = 10 j = 6, N = 11 j = 6..8, N = 12 j = 5..9
+# points N = 13 j = 10), so a few runs pay for it.  The levels above it: points N = 12
+# j = 8, N = 13 j = 7..10, N = 14 j = 7..11, N = 15 j = 7..12, N = 16 j = 6..13, win
+# N = 10 j = 6, N = 11 j = 6..8, N = 12 j = 5..9
 # (`python bench/gops.py --specialised 13`; docs/gops.md, "The kernel specialised to the
 # level's j", "A guess eliminated by a copy compiled for its size").
 SPECIALISE_WORK = 5_000_000_000
