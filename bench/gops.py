@@ -166,14 +166,26 @@ def game_flops(j: int, games: int, lps: int, pivots: int, guessed: int = 0) -> i
             + (lps - guessed) * 2 * j * j)
 
 
+# Flops of matrix_game._cramer_solution on a guess of k = 2, 3, 4 rows beyond B[R, S]: the
+# cofactors (k = 4: through the 2 x 2 minors of rows 0, 1 and of rows 2, 3), det(B) and
+# the cofactors' row and column sums
+CRAMER_FLOPS = {2: 3 + 4, 3: 27 + 5 + 12, 4: 36 + 11 + 80 + 24}
+
+
 def guess_flops(guesses: np.ndarray) -> int:
     """Flops of the guesses counted in ``guesses`` (``ShardResult.guesses``: [0, k] tried
-    of size k, [1, k] taken; ``matrix_game._square_solution``): each builds B[R, S] (3 k^2:
+    of size k, [1, k] taken; ``matrix_game._guess``): each builds B[R, S] (3 k^2:
     subtract, scale, add one) and eliminates it (k reciprocals; column c: k-1-c
     multipliers and 2 (k-1-c)^2 of the update); one taken also made the four triangular
-    solves (2 (2 k (k-1) + k)) and normalised x and y (4 k + 2)."""
+    solves (2 (2 k (k-1) + k)) and normalised x and y (4 k + 2).  A guess of 2, 3 or 4
+    rows is solved by Cramer's rule instead: its cofactors, det(B) and their sums
+    (CRAMER_FLOPS) and 1 / det(B); one taken also scaled the sums by it and normalised x
+    and y (6 k + 2)."""
     flops = 0
     for k, (tried, taken) in enumerate(guesses.T.tolist()):
+        if k in CRAMER_FLOPS:
+            flops += tried * (3 * k * k + CRAMER_FLOPS[k] + 1) + taken * (6 * k + 2)
+            continue
         elimination = 3 * k * k + k + sum(t + 2 * t * t for t in range(k))
         solves = 2 * (2 * k * (k - 1) + k) + 4 * k + 2
         flops += tried * elimination + taken * solves
@@ -830,9 +842,9 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
     and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
     saddle check reads it once.  A game that is not a saddle point also pays the
     certificate (x^T X and X y, 4 j^2) and its guess, if it has one (``guess_flops``: the
-    elimination of a guess of size k, and its solves where it is taken); one that its
-    guess does not solve also pays the scaled slack tableau (2 j^2) and the tableau (2
-    (j+1)^2 flops per pivot: one multiply-add per cell).  Not counted: the solves and
+    elimination or Cramer's rule on a guess of size k, and its solves where it is taken); one
+    that its guess does not solve also pays the scaled slack tableau (2 j^2) and the
+    tableau (2 (j+1)^2 flops per pivot: one multiply-add per cell).  Not counted: the solves and
     certificate of a guess refused after them, the basis re-solve (3e-5 of the games).
     Bytes: level j-1 read once and the level's values and f_k written once.  Bound =
     max(flops / rate, bytes / bandwidth): with the scalar rate (rows of 5-12 entries leave

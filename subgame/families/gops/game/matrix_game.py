@@ -18,9 +18,10 @@ certificate (below) is not tight enough, w and u are solved afresh from X restri
 optimal basis, which keeps the rounding picked up along the pivot path out of them.
 
 A game may come with a guessed optimal basis (its neighbour's, see ``level._solve_rows``):
-after the saddle check the strategies are solved on that support first, and taken, without
-a pivot, when their certificate is as tight as the simplex path's must be; else the simplex
-method runs as above.
+after the saddle check the strategies are solved on that support first (by Cramer's rule
+for a support of 2..4 rows and columns), and taken, without a pivot, when their
+certificate is as tight as the simplex path's must be; else the simplex method runs as
+above.
 
 Every answer carries a certificate: x guarantees g_lo = min_l (x^T X)_l and y concedes at
 most g_hi = max_i (X y)_i, so g_lo <= val(X) <= g_hi.  The value returned is the midpoint;
@@ -297,6 +298,107 @@ def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _cramer_solution(X, lo, scale, tight, basic, k, x, y, sums):
+    """A guess of size k = 2, 3 or 4 solved by Cramer's rule: B[R, S] w = 1 gives
+    w_b = det(B with column b replaced by ones) / det(B), the cofactors' column sums over
+    det(B), and u B[R, S] = 1 gives u_a, their row sums over det(B).  The cofactors are
+    independent products, where the elimination's pivots are a chain of divisions, each
+    waiting on the one before (the latency of a small system, not its flops).  Refused
+    as ``_square_solution`` refuses a guess: an entry of w or u below -_GUESS_SLACK, a
+    zero determinant, nothing left after clipping.  sums (2 x k) is scratch."""
+    b00 = (X[_u(tight[0]), _u(basic[0])] - lo) * scale + 1.0
+    b01 = (X[_u(tight[0]), _u(basic[1])] - lo) * scale + 1.0
+    b10 = (X[_u(tight[1]), _u(basic[0])] - lo) * scale + 1.0
+    b11 = (X[_u(tight[1]), _u(basic[1])] - lo) * scale + 1.0
+    if k == 2:
+        det = b00 * b11 - b01 * b10
+        sums[0, 0], sums[0, 1] = b11 - b01, b00 - b10  # rows of adj(B) = [[b11, -b01],
+        sums[1, 0], sums[1, 1] = b11 - b10, b00 - b01  # [-b10, b00]], then its columns
+    else:
+        b02 = (X[_u(tight[0]), _u(basic[2])] - lo) * scale + 1.0
+        b12 = (X[_u(tight[1]), _u(basic[2])] - lo) * scale + 1.0
+        b20 = (X[_u(tight[2]), _u(basic[0])] - lo) * scale + 1.0
+        b21 = (X[_u(tight[2]), _u(basic[1])] - lo) * scale + 1.0
+        b22 = (X[_u(tight[2]), _u(basic[2])] - lo) * scale + 1.0
+        if k == 3:
+            c00 = b11 * b22 - b12 * b21  # c_rc: the cofactor of B[r, c]
+            c01 = b12 * b20 - b10 * b22
+            c02 = b10 * b21 - b11 * b20
+            c10 = b02 * b21 - b01 * b22
+            c11 = b00 * b22 - b02 * b20
+            c12 = b01 * b20 - b00 * b21
+            c20 = b01 * b12 - b02 * b11
+            c21 = b02 * b10 - b00 * b12
+            c22 = b00 * b11 - b01 * b10
+            det = b00 * c00 + b01 * c01 + b02 * c02
+            sums[0, 0], sums[0, 1], sums[0, 2] = c00 + c10 + c20, c01 + c11 + c21, c02 + c12 + c22
+            sums[1, 0], sums[1, 1], sums[1, 2] = c00 + c01 + c02, c10 + c11 + c12, c20 + c21 + c22
+        else:  # k = 4: the 2 x 2 minors of rows 0, 1 (s) and of rows 2, 3 (c)
+            b03 = (X[_u(tight[0]), _u(basic[3])] - lo) * scale + 1.0
+            b13 = (X[_u(tight[1]), _u(basic[3])] - lo) * scale + 1.0
+            b23 = (X[_u(tight[2]), _u(basic[3])] - lo) * scale + 1.0
+            b30 = (X[_u(tight[3]), _u(basic[0])] - lo) * scale + 1.0
+            b31 = (X[_u(tight[3]), _u(basic[1])] - lo) * scale + 1.0
+            b32 = (X[_u(tight[3]), _u(basic[2])] - lo) * scale + 1.0
+            b33 = (X[_u(tight[3]), _u(basic[3])] - lo) * scale + 1.0
+            s0 = b00 * b11 - b10 * b01
+            s1 = b00 * b12 - b10 * b02
+            s2 = b00 * b13 - b10 * b03
+            s3 = b01 * b12 - b11 * b02
+            s4 = b01 * b13 - b11 * b03
+            s5 = b02 * b13 - b12 * b03
+            c5 = b22 * b33 - b32 * b23
+            c4 = b21 * b33 - b31 * b23
+            c3 = b21 * b32 - b31 * b22
+            c2 = b20 * b33 - b30 * b23
+            c1 = b20 * b32 - b30 * b22
+            c0 = b20 * b31 - b30 * b21
+            det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
+            # a[b][a'] = the cofactor of B[a', b] (the adjugate, row b)
+            a00 = b11 * c5 - b12 * c4 + b13 * c3
+            a01 = b02 * c4 - b01 * c5 - b03 * c3
+            a02 = b31 * s5 - b32 * s4 + b33 * s3
+            a03 = b22 * s4 - b21 * s5 - b23 * s3
+            a10 = b12 * c2 - b10 * c5 - b13 * c1
+            a11 = b00 * c5 - b02 * c2 + b03 * c1
+            a12 = b32 * s2 - b30 * s5 - b33 * s1
+            a13 = b20 * s5 - b22 * s2 + b23 * s1
+            a20 = b10 * c4 - b11 * c2 + b13 * c0
+            a21 = b01 * c2 - b00 * c4 - b03 * c0
+            a22 = b30 * s4 - b31 * s2 + b33 * s0
+            a23 = b21 * s2 - b20 * s4 - b23 * s0
+            a30 = b11 * c1 - b10 * c3 - b12 * c0
+            a31 = b00 * c3 - b01 * c1 + b02 * c0
+            a32 = b31 * s1 - b30 * s3 - b32 * s0
+            a33 = b20 * s3 - b21 * s1 + b22 * s0
+            sums[0, 0], sums[0, 1] = a00 + a01 + a02 + a03, a10 + a11 + a12 + a13
+            sums[0, 2], sums[0, 3] = a20 + a21 + a22 + a23, a30 + a31 + a32 + a33
+            sums[1, 0], sums[1, 1] = a00 + a10 + a20 + a30, a01 + a11 + a21 + a31
+            sums[1, 2], sums[1, 3] = a02 + a12 + a22 + a32, a03 + a13 + a23 + a33
+    if det == 0.0:
+        return -1
+    inverse = 1.0 / det
+    total_y = total_x = 0.0
+    for a in range(k):
+        w = sums[0, _u(a)] * inverse
+        u = sums[1, _u(a)] * inverse
+        if w < -_GUESS_SLACK or u < -_GUESS_SLACK:
+            return -1
+        w, u = max(w, 0.0), max(u, 0.0)
+        y[_u(basic[a])] = w
+        x[_u(tight[a])] = u
+        total_y += w
+        total_x += u
+    if not (total_x > 0.0 and total_y > 0.0):
+        return -1
+    total_x, total_y = 1.0 / total_x, 1.0 / total_y
+    for a in range(k):
+        x[_u(tight[a])] *= total_x
+        y[_u(basic[a])] *= total_y
+    return k
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _slack_tableau(X, m, n, lo, scale, tab, row_var, col_var):
     """The starting tableau: B = (X - lo) * scale + 1 with the slack basis."""
     for i in range(m):
@@ -518,9 +620,13 @@ def _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y):
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _guess(X, m, n, lo, scale, tab, tight, basic, k, x, y, sized):
-    """``_square_solution`` of a guess of size k, by its size's own copy if ``sized`` is
-    not None (a branch numba drops when it compiles, so a caller passing None compiles no
-    copy)."""
+    """The strategies on a guess of size k: for k = 2, 3, 4 by Cramer's rule
+    (``_cramer_solution``, inlined here once: no call, whose six arrays pass as some
+    fifty scalars, and no copy of it in every copy below), else ``_square_solution``, by
+    its size's own copy if ``sized`` is not None (a branch numba drops when it compiles,
+    so a caller passing None compiles no copy)."""
+    if 2 <= k <= 4:
+        return _cramer_solution(X, lo, scale, tight, basic, k, x, y, tab)
     if sized is not None:
         if k <= len(_SIZES):
             return _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y)
