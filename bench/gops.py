@@ -18,9 +18,10 @@
 ``--cost-model N`` instead prints the cost model of N's levels (values only, as `--strategies
 none`): per level the matrix games, their size, the share of LPs their guess solved,
 pivots, the flops of the tableau, of the guesses and of the rest of a game, the bytes of
-level j-1, and the measured time against a lower bound from this CPU's scalar and SIMD flop
-rates (numba loops) and memory bandwidth (numpy copy), all measured in the same run, then
-the totals (docs/gops.md, "Cost model" and "The cost model counts the guesses' work");
+level j-1, and the measured time (the best of ``--tries`` solves, 3 by default) against a
+lower bound from this CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth
+(numpy copy), all measured in the same run, then the totals, the median solves' beside the
+best (docs/gops.md, "Cost model" and "The cost model counts the guesses' work");
 ``--kernel specialised`` times the kernel compiled for each level's j.
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
@@ -833,10 +834,11 @@ def solver_alone(layout, prev: np.ndarray, samples: int = 64) -> float:
     return timed(solve_matrix_games, games, clock=time.process_time) / len(games)
 
 
-def cost_model(n_cards: int, kernel: str = "compiled") -> None:
+def cost_model(n_cards: int, kernel: str = "compiled", tries: int = 3) -> None:
     """Per level: the work of its matrix games against this CPU's bound (one core), solved
     by the compiled ``kernel`` ("specialised": compiled for each level's j, before the
-    timing).
+    timing), the best CPU time of ``tries`` solves of the level (the median's total is
+    printed too).
 
     A game of level j is j x j.  Its payoff costs 2 j^2 flops (duel * prize + sign * child)
     and gathers j^2 entries of level j-1 (8 B each, from one cached row per (P, k)); the
@@ -850,25 +852,31 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
     max(flops / rate, bytes / bandwidth): with the scalar rate (rows of 5-12 entries leave
     little to vectorise) and the SIMD rate.
     Times are CPU seconds of this process; the rates are the best measured before and after
-    the levels (the cores are shared: the best is the nearest to what the CPU can do).
+    the levels, and the levels' times the best of their solves (the cores are shared: the
+    best is the nearest to what the CPU can do, as in this script's other comparisons).
     """
     before = machine_rates()
     rows = []
+    medians = 0.0
     prev = np.zeros((1, 1))
     for j in range(1, n_cards + 1):
         layout = level_layout(n_cards, j)
         # layout and caches warm, the kernel compiled
         solve_shard(layout, prev, 0, min(layout.n_p, 1), False, kernel=kernel)
-        start = time.process_time()
-        result = solve_shard(layout, prev, 0, layout.n_p, False, kernel=kernel)
-        seconds = time.process_time() - start
-        rows.append((layout, result, seconds, prev.nbytes,
+        times = []
+        for _ in range(tries):
+            start = time.process_time()
+            result = solve_shard(layout, prev, 0, layout.n_p, False, kernel=kernel)
+            times.append(time.process_time() - start)
+        if result.games:
+            medians += float(np.median(times))
+        rows.append((layout, result, min(times), prev.nbytes,
                      solver_alone(layout, prev) if result.games else 0.0))
         prev = result.values
     after = machine_rates()
     rates = {name: max(before[name], after[name]) for name in before}
     print(f"== cost model, N = {n_cards}, values only, kernel {kernel}, one core (CPU "
-          "seconds) ==")
+          f"seconds, best of {tries} solves a level) ==")
     print(f"  this CPU: scalar {rates['scalar'] / 1e9:.2f} Gflop/s, SIMD (64 lanes) "
           f"{rates['simd'] / 1e9:.2f} Gflop/s, memory copy {rates['bandwidth'] / 1e9:.2f} GB/s")
     header = ("j", "decks", "patterns", "games", "saddle %", "LPs guessed %", "pivots/LP",
@@ -903,7 +911,8 @@ def cost_model(n_cards: int, kernel: str = "compiled") -> None:
         totals += (seconds, *bounds)
     print(f"  in all {totals[0]:.3g} CPU s against {totals[1]:.3g} s at the scalar bound "
           f"({totals[0] / totals[1]:.2f}x) and {totals[2]:.3g} s at the SIMD bound "
-          f"({totals[0] / totals[2]:.2f}x)")
+          f"({totals[0] / totals[2]:.2f}x); the median solves' {medians:.3g} CPU s, "
+          f"{medians / totals[1]:.2f}x the scalar bound")
 
 
 def main() -> None:
@@ -919,6 +928,8 @@ def main() -> None:
     parser.add_argument("--kernel", default="compiled", choices=("compiled", "specialised"),
                         help="With --cost-model: the compiled kernel for every j, or "
                              "specialised to each level's j.")
+    parser.add_argument("--tries", type=int, default=3,
+                        help="With --cost-model: solves a level, the best timed.")
     parser.add_argument("--warm-starts", type=int, metavar="N",
                         help="Only the kernel with and without warm starts, per level of N.")
     parser.add_argument("--lanes", type=int, metavar="N",
@@ -963,10 +974,12 @@ def main() -> None:
                              "'--orchestrate prefect' (a flow run on a local cluster) or "
                              "'--orchestrate none --executor serial'.")
     args = parser.parse_args()
+    if args.tries < 1:
+        parser.error(f"--tries must be at least 1, not {args.tries}")
     for _ in solve_levels(4, True):  # load the compiled kernels before timing anything
         pass
     if args.cost_model:
-        cost_model(args.cost_model, args.kernel)
+        cost_model(args.cost_model, args.kernel, args.tries)
         return
     if args.pipeline:
         pipeline_cost(args.pipeline, args.run_options.split())
