@@ -62,6 +62,16 @@ def query_n(url: str, n: int) -> dict[str, Any]:
     return result
 
 
+def exact_p_all(url: str, n_max: int) -> list[Fraction]:
+    """P_all(1), ..., P_all(n_max) exactly, from the stored counts n! P_all(n)."""
+    store, _ = _distinct_sweep(url, n_max)
+    if n_max > store.config["exact_max"]:
+        raise NotComputed(f"the stored exact counts stop at n = {store.config['exact_max']}; "
+                          f"n = {n_max} needs `--exact-max {n_max}` or more")
+    counts = from_hex(store.array("count")[:n_max])
+    return [Fraction(count, factorial(n)) for n, count in enumerate(counts, start=1)]
+
+
 def sweep(url: str) -> hl.FloatSweep:
     """The stored float sweep for n >= 2 (where the ratio is defined)."""
     store, reached = _distinct_sweep(url)
