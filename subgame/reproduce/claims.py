@@ -91,6 +91,15 @@ def same(item: str, document: Any, ours: Any, why: str = "", page: str = "",
                  "" if verdict == EQUAL else why, "" if verdict == EQUAL else page)
 
 
+def holds(item: str, ok: bool, scope: str, failure: str = "fails", why: str = "",
+          page: str = "") -> Claim:
+    """A statement the document asserts: ``equal`` when it holds over ``scope``, else
+    ``differs`` with ``failure`` (where it fails), ``why`` and ``page``."""
+    if ok:
+        return Claim(item, "holds", f"holds {scope}", EQUAL)
+    return Claim(item, "holds", failure, DIFFERS, why, page)
+
+
 def digits(item: str, shown: str, value: Fraction | float | int, ours: str | None = None,
            why: str = "", page: str = "") -> Claim:
     """A printed number against subgame's value: ``equal`` when the value's exact decimal is
