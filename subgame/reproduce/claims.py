@@ -4,7 +4,9 @@ Verdicts:
 
 * ``equal``: the same number, set or text (exact values compared exactly);
 * ``equal to the shown digits``: subgame's exact or float value, rounded to the digits the
-  document prints (half to even, in decimal), is the printed number;
+  document prints (half to even, in decimal), is the printed number; or the document prints
+  a float as Python does (its shortest repr) and that float is the one nearest subgame's
+  exact value;
 * ``differs``: with the reason and the page that explains it;
 * ``not reproduced``: the document does not define the quantity well enough to compute it
   (the reason says what is missing).
@@ -107,15 +109,23 @@ def digits(item: str, shown: str, value: Fraction | float | int, ours: str | Non
     text = ours if ours is not None else _text(value)
     if not shown.endswith("%") and decimal_of(value) == Decimal(shown):
         return Claim(item, shown, text, EQUAL)
-    if rounds_to(shown, value):
+    if rounds_to(shown, value) or _nearest_float(shown, value):
         return Claim(item, shown, text, SHOWN_DIGITS)
     return Claim(item, shown, text, DIFFERS, why or "subgame's value rounds otherwise", page)
+
+
+def _nearest_float(shown: str, value: Fraction | float | int) -> bool:
+    """Whether ``shown`` is a float's shortest repr (15 or more digits, as Python prints a
+    float) and that float is the one nearest the value."""
+    printed = Decimal(shown.rstrip("%"))
+    return len(printed.as_tuple().digits) >= 15 and float(printed) == float(value)
 
 
 def _text(value: Fraction | float | int) -> str:
     if isinstance(value, Fraction) and value.denominator == 1:
         return str(value.numerator)
     if isinstance(value, Fraction):
-        shown = format(decimal_of(value), ".16g")
-        return f"{value} = {shown}" if len(str(value)) <= 40 else f"{shown}... (exact fraction)"
+        nearest = repr(float(value))
+        return f"{value} = {nearest}" if len(str(value)) <= 40 else f"{nearest} (the exact " \
+            "fraction's nearest float)"
     return repr(value)
