@@ -87,5 +87,5 @@ def _bid_one(result: Reproduction, value, cards: int, mix: dict[str, float]) -> 
     expected = sum(p * v for p, v in after.values())
     result.add(holds("the computed strategies optimise the amount won: always 1 gains no "
                      "expected points against them", expected <= 1e-6,
-                     f"at N = {cards}: always 1 expects {expected:+.4f} points, the game "
+                     f"at N = {cards}: always 1 expects {round(expected, 4) + 0.0:+.4f} points, the game "
                      f"value 0 at best"))
