@@ -19,7 +19,7 @@ SUBJECTS = {
                         "O'Neill (2021), seed 000: p(23, 23), Table 2, Theorems 1-3, Corollaries "
                         "1-2, the Remark's closed forms, p_II(2n, 2m), F = 1/6"),
     "gops-paper": ("subgame.reproduce.gops_paper",
-                   "Rhoads & Bartholdi, seed 001: (N!)^3, the subgame count, 46 to win, the "
+                   "Rhoads & Bartholdi, seed 001: (N!)^3, 46 to win, f's symmetries, the "
                    "9-card opening's 0.7475, bidding 1 against 9, the extra chip's value"),
     "guess-who-exercise": ("subgame.reproduce.guess_who_exercise",
                            "the Dutch exercise, seed 002: its whole transcript through the "
