@@ -272,6 +272,8 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
     app.command("upgrade")(upgrade.upgrade)
     app.command("serve")(serve.serve)
     app.command("web")(__import__("subgame.web.command", fromlist=["web"]).web)
+    app.command("reproduce")(__import__("subgame.reproduce.command",
+                                        fromlist=["reproduce"]).reproduce)
     return app
 
 

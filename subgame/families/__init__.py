@@ -51,7 +51,8 @@ LISTED = {
         "plot": "P_all(n) on a log scale with the fitted exponential, and the ratio against n "
                 "with its limit.",
         "export": "The distinct-card sweep, one row per deck size (exact counts in decimal); "
-                  "or every deck sweep's grid points (--decks)."},
+                  "or every deck sweep's grid points (--decks).",
+        "tools": True},
     "clue": {
         "summary": "Generalized Clue: tournaments of deduction strategies over a grid of "
                    "players, hand sizes and hidden cards; exact inference at the table.",

@@ -76,14 +76,17 @@ def fair_states(url: str, rule: str, limit: int | None = None) -> dict[str, Any]
     return {"rules": rule, "max_n": size, "fair_states": fair.tolist()}
 
 
-def probability_maps(url: str, rule: str, max_pixels: int = 1024) -> dict[str, Any]:
-    """p(n,m), F and G over the stored range as floats, thinned to at most max_pixels a side."""
-    table = open_table(url, rule)
-    step = -(-table.covered // max_pixels)
-    a = table.padded("a")
+def probability_maps(url: str, rule: str, max_pixels: int = 1024,
+                     limit: int | None = None) -> dict[str, Any]:
+    """p(n,m), F and G over the stored range (or n, m <= limit) as floats, thinned to at
+    most max_pixels a side."""
+    table = open_table(url, rule, limit or 1)
+    covered = limit or table.covered
+    step = -(-covered // max_pixels)
+    a = table.padded("a", covered)
     p = guess_who.probability_table(a)[1::step, 1::step]
     first_mover, game_state = (t[1::step, 1::step] for t in guess_who.advantage_tables(a))
-    return {"covered": table.covered, "step": step, "p": p, "F": first_mover, "G": game_state}
+    return {"covered": covered, "step": step, "p": p, "F": first_mover, "G": game_state}
 
 
 THEOREMS = ("theorem1", "theorem2", "theorem3")

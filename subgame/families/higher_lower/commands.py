@@ -124,3 +124,25 @@ def plot(out: OutOption = "figures",
     figures = sweep_figures(stored.sweep(resolve_store(store)))
     files = [save(figure, out, name) for name, figure in figures.items()]
     emit({"files": files}, as_json, print_files)
+
+
+def brute_force_answer(n: Annotated[int, typer.Option(
+        "--n", min=1, max=hl.MAX_BRUTE_FORCE, help="Deck size (n! orders are played).")]
+        ) -> dict:
+    """The seed's brute force: every order of n distinct cards played with the majority
+    policy; the count guessed all right, P_all(n) exactly and as a float. Needs no store."""
+    from fractions import Fraction
+    from math import factorial
+
+    from subgame.exact import fraction_text
+
+    count = hl.orders_guessed_all_right(n)
+    p = Fraction(count, factorial(n))
+    return {"n": n, "orders": factorial(n), "guessed_all_right": count,
+            "p_all_exact": fraction_text(p), "p_all": float(p)}
+
+
+brute_force = result_command(brute_force_answer, lambda r: print_quantities(
+    f"higher/lower brute force, {counted(r['n'], 'distinct card')}: every order played", [
+        ("orders", f"{r['orders']:,}"), ("guessed all right", f"{r['guessed_all_right']:,}"),
+        ("P_all(n)", f"{r['p_all_exact']} = {r['p_all']!r}")]))

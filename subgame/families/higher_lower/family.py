@@ -17,6 +17,7 @@ def upgrade(old: dict) -> ComputationConfig:
 FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands.plot},
                 computations=computations, upgrade=upgrade, answer=commands.answer,
                 table=commands.table, oracle=ORACLE,
+                tools={"brute-force": commands.brute_force},
                 summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
                         "Monte Carlo.",
                 rates=("deck_sizes", "states", "games"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from math import factorial
 from typing import Any
@@ -33,21 +34,42 @@ def _distinct_sweep(url: str, need: int = 1) -> tuple[ComputationStore, int]:
     return best
 
 
+def scientific(p: Fraction) -> str:
+    """p to 16 significant digits, correctly rounded from the exact value: the exact count
+    where it is stored, else the scaled float (its mantissa times a power of two, which
+    keeps its digits where p itself is below float64's range)."""
+    with localcontext() as context:
+        context.prec = 40
+        return format(Decimal(p.numerator) / Decimal(p.denominator), ".15e")
+
+
 def query_n(url: str, n: int) -> dict[str, Any]:
     store, _ = _distinct_sweep(url, n)
     row = {name: store.array(name)[n - 1].item()
            for name in ("p_all", "log_p_all", "expected_streak", "ratio")}
-    exponent, mantissa = divmod(row["log_p_all"] / np.log(10), 1.0)
+    scaled = Fraction(store.array("p_all_mantissa")[n - 1].item()) * \
+        Fraction(2) ** store.array("p_all_exponent")[n - 1].item()
     result = {"n": n, **row, "ratio": None if np.isnan(row["ratio"]) else row["ratio"],
-              "p_all_scientific": f"{10 ** mantissa:.15f}e{int(exponent)}",
+              "p_all_scientific": scientific(scaled),
               "p_all_exact": None, "count": None, "expected_streak_exact": None}
     if n <= store.config["exact_max"]:
         count, streak = from_hex([store.array("count")[n - 1],
                                   store.array("streak_count")[n - 1]])
-        result.update(count=decimal(count),
+        result.update(count=decimal(count), p_all_scientific=scientific(
+                          Fraction(count, factorial(n))),
                       p_all_exact=fraction_text(Fraction(count, factorial(n))),
                       expected_streak_exact=fraction_text(Fraction(streak, factorial(n))))
     return result
+
+
+def exact_p_all(url: str, n_max: int) -> list[Fraction]:
+    """P_all(1), ..., P_all(n_max) exactly, from the stored counts n! P_all(n)."""
+    store, _ = _distinct_sweep(url, n_max)
+    if n_max > store.config["exact_max"]:
+        raise NotComputed(f"the stored exact counts stop at n = {store.config['exact_max']}; "
+                          f"n = {n_max} needs `--exact-max {n_max}` or more")
+    counts = from_hex(store.array("count")[:n_max])
+    return [Fraction(count, factorial(n)) for n, count in enumerate(counts, start=1)]
 
 
 def sweep(url: str) -> hl.FloatSweep:

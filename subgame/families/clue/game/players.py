@@ -33,6 +33,14 @@ count (one turn of one player); the core bound is B = (N - k - h) p rounds.
 * ``group2``: the conditional player's knowledge, history mining at 2/3 for when to
   guess, and a guess checked against its knowledge: the known hidden cards, then the
   most-asked cards among those that may be hidden.
+* ``weighted-asker``: the report's "safer alternative": the geometric weights steer its
+  questions instead of an early guess.  It asks the target about the unsure cards with the
+  target's largest weight (padded as padded-core), so a shown card confirms what the
+  weights suggest and "none" rules them all out; it guesses when certain, never wrong.
+* ``least-asked``: the report's second history idea, which it found wanting: a card a
+  target was asked about least (at least once) is one the target holds.  At round 2/3 B
+  it names each opponent's least-asked cards (as many as it still lacks of their hands)
+  as held and guesses the h possible hidden cards not so named (ties to the lower card).
 * ``random``: asks a uniformly drawn opponent about a uniformly drawn non-empty list, and
   on each turn guesses h random cards outside its hand with probability 1 / (N - k - h).
 """
@@ -217,6 +225,58 @@ class Group2Player(MinesHistory, ConditionalPlayer):
         rest = [c for c in self.table.candidates() if c not in known]
         rest.sort(key=lambda c: (-self.asked[c], c))
         return sorted((known + rest)[: self.view.hidden])
+
+
+class WeightedAsker(WeightedPlayer):
+    name = "weighted-asker"
+
+    def __init__(self) -> None:
+        super().__init__("geometric")
+        self.name = WeightedAsker.name
+
+    def ready(self, round: int) -> bool:
+        return CorePlayer.ready(self, round)
+
+    def guess_cards(self) -> list[int]:
+        return CorePlayer.guess_cards(self)
+
+    def question(self, target: int) -> list[int]:
+        unsure = self.table.unknown_for(target)
+        if not unsure:
+            return super().question(target)
+        heaviest = self.weight[target, unsure].max()
+        held = set(self.table.held_by(target))
+        listed = {c for c in unsure if self.weight[target, c] == heaviest}
+        listed |= {c for c in range(1, self.view.cards + 1) if c not in held and c not in unsure}
+        return sorted(listed)
+
+
+class LeastAskedPlayer(HistoryPlayer):
+    name = "least-asked"
+
+    def __init__(self) -> None:
+        super().__init__(Fraction(2, 3))
+        self.name = LeastAskedPlayer.name
+
+    def start(self, view: View) -> None:
+        super().start(view)
+        self.asked_of = np.zeros((view.players, view.cards + 1), dtype=np.int64)
+
+    def observe(self, event) -> None:
+        if isinstance(event, Interrogation):
+            self.asked_of[event.target, list(event.cards)] += 1
+        super().observe(event)
+
+    def guess_cards(self) -> list[int]:
+        candidates = self.table.candidates()
+        if len(candidates) == self.view.hidden:
+            return candidates
+        named: set[int] = set()
+        for target in sorted(self.in_game - {self.seat}):
+            missing = self.view.per_player - len(self.table.held_by(target))
+            asked = [c for c in candidates if self.asked_of[target, c] > 0]
+            named |= set(sorted(asked, key=lambda c: (self.asked_of[target, c], c))[:missing])
+        return sorted(sorted(candidates, key=lambda c: (c in named, c))[: self.view.hidden])
 
 
 class RandomPlayer(CorePlayer):

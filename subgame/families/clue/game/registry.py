@@ -9,8 +9,9 @@ from subgame.errors import InvalidInput
 
 from .engine import Player
 from .exact_player import ExactPlayer
-from .players import (ConditionalPlayer, CorePlayer, Group2Player, HistoryPlayer, PaddedCorePlayer,
-                      RandomPlayer, WeightedPlayer)
+from .players import (ConditionalPlayer, CorePlayer, Group2Player, HistoryPlayer,
+                      LeastAskedPlayer, PaddedCorePlayer, RandomPlayer, WeightedAsker,
+                      WeightedPlayer)
 
 STRATEGIES: dict[str, Callable[[], Player]] = {
     "core": CorePlayer,
@@ -18,9 +19,11 @@ STRATEGIES: dict[str, Callable[[], Player]] = {
     "weighted-uniform": lambda: WeightedPlayer("uniform"),
     "weighted-geometric": lambda: WeightedPlayer("geometric"),
     "weighted-inverse": lambda: WeightedPlayer("inverse"),
+    "weighted-asker": WeightedAsker,
     "conditional": ConditionalPlayer,
     "history-1/2": lambda: HistoryPlayer(Fraction(1, 2)),
     "history-2/3": lambda: HistoryPlayer(Fraction(2, 3)),
+    "least-asked": LeastAskedPlayer,
     "group2": Group2Player,
     "random": RandomPlayer,
     "exact": ExactPlayer,

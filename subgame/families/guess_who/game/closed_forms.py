@@ -13,12 +13,27 @@ Theorem 3:  the optimal guesses at (n, m) are exactly the s with lower <= s <= u
             lower = 1 (n <= 3), ☆n (n >= 4, ★n <= ★m), ★m/2 (n >= 4, ★n > ★m);
             upper = 1 (n <= 3), 1 (n >= 4, m <= 2), 2 (n = 4, m >= 3), n - lower (n > 4, m >= 3).
 
+Corollary 1 (split in half):  s(n, m) = max(1, floor(n/2)) if m >= 3, else 1
+Corollary 2 (risky search):   s(n, m) = max(1, floor(n/2)) if ★n <= ★m, else max(1, floor(★m/2))
+
+The Remark (n, m >= 3), with r = n/m, d_n = n/★n, d_m = m/★m and A(x) = (3x - 1)/(3x^2):
+
+    p_II(n, m) = 1 - r A(d_n) / 2    if r <= d_n/d_m   (that is ★n <= ★m)
+                 A(d_m) / r          if r > d_n/d_m;
+
+by powers of two, for n, m >= 4 and k >= 0 (the paper's "3·2^k+1" is 3·2^(k+1)):
+
+    3·2^k < n <= 3·2^(k+1) < m:   p_II(n, m) = 1 - (3·2^k / m)(1 - 2^(k+1)/n)
+    3·2^k < m <= 3·2^(k+1) < n:   p_II(n, m) = (3·2^(k+1) / n)(1 - 2^(k+1)/m).
+
 Arguments are integer arrays (or scalars) that broadcast; states are 1-based.  These are
 the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3
 (docs/guess_who.md).
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -97,3 +112,42 @@ def corrected_theorem3(n, m) -> tuple[np.ndarray, np.ndarray]:
     sm = star(np.asarray(m, dtype=np.int64))
     first = np.where((n >= 4) & (star(n) > sm), np.maximum(1, sm // 2), np.ceil(lower))
     return first.astype(np.int64), np.floor(upper).astype(np.int64)
+
+
+def corollary1(n, m) -> np.ndarray:
+    """Corollary 1's guess, the split-in-half search: max(1, floor(n/2)), or 1 when m <= 2."""
+    n, m = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(m, dtype=np.int64))
+    return np.where(m >= 3, np.maximum(1, n // 2), 1)
+
+
+def corollary2(n, m) -> np.ndarray:
+    """Corollary 2's guess, the risky search when behind: max(1, floor(n/2)) if ★n <= ★m,
+    else max(1, floor(★m/2))."""
+    n, m = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(m, dtype=np.int64))
+    return np.where(star(n) <= star(m), np.maximum(1, n // 2), np.maximum(1, star(m) // 2))
+
+
+def remark_a(x: Fraction) -> Fraction:
+    """A(x) = (3x - 1) / (3x^2)."""
+    return (3 * x - 1) / (3 * x * x)
+
+
+def remark_win_probability(n: int, m: int) -> Fraction:
+    """p_II(n, m) by the Remark's A(x) form (n, m >= 3), exactly."""
+    if n < 3 or m < 3:
+        raise ValueError(f"the Remark's form needs n, m >= 3, got ({n}, {m})")
+    r = Fraction(n, m)
+    d_n, d_m = Fraction(n, int(star(n))), Fraction(m, int(star(m)))
+    return 1 - r * remark_a(d_n) / 2 if r <= d_n / d_m else remark_a(d_m) / r
+
+
+def remark_powers_of_two(n: int, m: int) -> Fraction | None:
+    """p_II(n, m) by the Remark's powers-of-two form, where one of its two cases holds
+    (n, m >= 4); None elsewhere (n and m in the same block 3·2^k < . <= 3·2^(k+1))."""
+    for k in range(max(n, m).bit_length()):
+        low, high = 3 * 2**k, 3 * 2 ** (k + 1)
+        if low < n <= high < m:
+            return 1 - Fraction(low, m) * (1 - Fraction(2 ** (k + 1), n))
+        if low < m <= high < n:
+            return Fraction(high, n) * (1 - Fraction(2 ** (k + 1), m))
+    return None

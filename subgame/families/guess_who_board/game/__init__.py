@@ -1,6 +1,7 @@
 """Guess Who on real boards: the pure mathematics, no Prefect, Dask or Zarr.
 
 - board: characters, descriptions {trait: bool}, one player's board (the seed exercise);
+- wie_is_het: the exercise's own API, Personage, Spelbord and product, as it names them;
 - boards: the classic board and board CSV files;
 - reachable (stage 1): the reachable sets of standing characters and their moves, for
   questions of at most d literals;
@@ -17,6 +18,7 @@ from .policies import (OPPONENTS, PolicyValues, closest_to_half_moves, evaluate_
 from .reachable import (RULES, UNLIMITED, SetFamily, identifiable_characters,
                         question_sets, reachable_sets)
 from .solve import PairIndex, PairValues, Solution, solve_all, solve_pairs
+from .wie_is_het import Personage, Spelbord
 
 __all__ = [
     "Board", "Character", "cartesian_power", "description", "product", "satisfies",
@@ -26,4 +28,5 @@ __all__ = [
     "RULES", "UNLIMITED", "SetFamily", "identifiable_characters", "question_sets",
     "reachable_sets",
     "PairIndex", "PairValues", "Solution", "solve_all", "solve_pairs",
+    "Personage", "Spelbord",
 ]

@@ -7,10 +7,12 @@
   and always-higher policies.
 - :mod:`.montecarlo`: shardable simulation of those policies with Wilson intervals.
 - :mod:`.seed`: the seed's own code, the baseline.
+- :mod:`.brute_force`: the seed's brute force over all n! orders, as an exact count.
 
 No I/O, no Prefect, Dask or Zarr.  docs/higher_lower.md has the derivations and figures.
 """
 
+from .brute_force import MAX_BRUTE_FORCE, orders_guessed_all_right
 from .decks import POLICIES, TIES, DeckSolution, PolicyTable, policy_table, solve
 from .distinct import (FIRST_EXACT, FIRST_FLOAT, RATIO_LIMIT, STREAK_LIMIT, ExactLevel,
                        Extrapolation, FloatLevel, FloatSweep, asymptotics, exact_counts,
@@ -18,6 +20,7 @@ from .distinct import (FIRST_EXACT, FIRST_FLOAT, RATIO_LIMIT, STREAK_LIMIT, Exac
 from .montecarlo import MAX_TABLE_ROWS, Estimate, combine, simulate
 
 __all__ = [
+    "MAX_BRUTE_FORCE", "orders_guessed_all_right",
     "POLICIES", "TIES", "DeckSolution", "PolicyTable", "policy_table", "solve",
     "FIRST_EXACT", "FIRST_FLOAT", "RATIO_LIMIT", "STREAK_LIMIT", "ExactLevel", "Extrapolation",
     "FloatLevel", "FloatSweep", "asymptotics", "exact_counts", "exact_levels", "extrapolate",
