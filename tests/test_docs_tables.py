@@ -126,9 +126,9 @@ def guess_who_fair_states(store: str) -> dict[str, list[tuple[int, int]]]:
 
 
 def gops_policies(store: str) -> dict[tuple[str, ...], list[str]]:
-    """docs/gops.md "Policies evaluated exactly", its N = 4, 5 rows (both objectives; each
-    evaluation needs both objectives' stores, for the optimal-* policies): the documented
-    runs and `gops evaluate`, figures as the command prints them."""
+    """docs/gops_policies.md "Policies evaluated exactly", its N = 4, 5 rows (both
+    objectives; each evaluation needs both objectives' stores, for the optimal-* policies):
+    the documented runs and `gops evaluate`, figures as the command prints them."""
     rows = {}
     for cards, objective in ((4, "points"), (4, "win"), (5, "points"), (5, "win")):
         cli("run", "gops", "--cards", str(cards), "--objective", objective, "--executor",
@@ -163,7 +163,8 @@ DOCS_TABLES = [
               lambda: bullet_pairs("docs/guess_who.md", "**Table 2 (fair states"),
               guess_who_fair_states, lambda listed, computed: listed == computed),
     DocsTable("gops policies",
-              lambda: markdown_rows("docs/gops.md", "**Which optimal player two.**", 3),
+              lambda: markdown_rows("docs/gops_policies.md", "**Which optimal player two.**",
+                                    3),
               gops_policies, lambda cells, values: cells == values),
 ]
 

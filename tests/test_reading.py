@@ -1,4 +1,4 @@
-"""Reading results without the CLI: the README's xarray examples, the Python API and
+"""Reading results without the CLI: docs/store.md's xarray examples, the Python API and
 `subgame export`, each checked against what `subgame query ... --json` answers on stores
 made by real runs; and consolidated metadata that outside readers use and subgame never
 trusts."""
@@ -26,7 +26,7 @@ from tests.ops_helpers import one_line_refusal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOARD = os.path.join(ROOT, "tests", "data", "seven_board.csv")
-# The runs the README's "Reading results" says its examples read.
+# The runs docs/store.md runs before its "Reading results" examples.
 README_RUNS = (("guess-who", "--max-n", "24"), ("gops", "--cards", "4"),
                ("higher-lower", "--max-n", "30", "--ranks", "3", "--suits", "2,4"))
 OTHER_RUNS = (("clue", "--players", "2,3", "--cards-per-player", "2", "--hidden", "1",
@@ -60,8 +60,8 @@ def store(tmp_path_factory) -> str:
 
 
 def readme_section_code() -> str:
-    """The python blocks of the README's "Reading results" section, in order."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    """The python blocks of docs/store.md's "Reading results" section, in order."""
+    with open(os.path.join(ROOT, "docs", "store.md"), encoding="utf-8") as f:
         text = f.read()
     section = text.split("\n## Reading results\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
@@ -74,7 +74,7 @@ def test_readme_examples_read_what_the_queries_answer(store, monkeypatch):
     found: dict = {}
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=STALE_WARNING)  # consolidated metadata
-        exec(compile(readme_section_code(), "README.md", "exec"), found)
+        exec(compile(readme_section_code(), "docs/store.md", "exec"), found)
 
     state = cli_json(store, "guess-who", "--n", "23", "--m", "23")
     assert found["a"] == state["a"]

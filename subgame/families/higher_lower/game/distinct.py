@@ -27,7 +27,7 @@ e_n(u) = (n-1)! E_n(u), an integer, e_1 = 0 and
     e_n(u) = sum over right draws of [(n-2)! + e_{n-1}(next)]
            = sum_{v < m} (e_{n-1}(v) + (n-2)!),  m = max(u, n-1-u),
 
-the same running sum applied to e_{n-1} + (n-2)!.  E[streak](n) = sum_u e_n(u) / n!.
+the same running sum applied to e_{n-1} + (n-2)!.  `E[streak](n) = sum_u e_n(u) / n!`.
 
 Floats: P_all(n) falls like 0.72^n and leaves float64 near n = 2170, so the float sweep
 keeps the level vector scaled by a power of two (exact) and reports P_all(n) = mantissa
@@ -83,7 +83,7 @@ class ExactLevel:
 
     @property
     def streak_total(self) -> int:
-        """n! E[streak](n)."""
+        """`n! E[streak](n)`."""
         return _whole(self.streak_half, self.streak, self.n)
 
     @property
@@ -143,7 +143,7 @@ FIRST_FLOAT = FloatLevel(1, np.ones(1), 0, np.zeros(1))
 class FloatSweep:
     """Levels n[0] < n[1] < ... of a float sweep.
 
-    P_all(n) = mantissa * 2**exponent (mantissa in [0.5, 1)); ``streak`` = E[streak](n);
+    P_all(n) = mantissa * 2**exponent (mantissa in [0.5, 1)); ``streak`` = ``E[streak](n)``;
     ``ratio`` = P_all(n) / P_all(n - 1) (the seed tabulates the same number under n - 1).
     """
 
@@ -291,6 +291,6 @@ MIN_SWEEP = 27
 
 
 def asymptotics(table: FloatSweep, order: int = 3, window: float = 0.5) -> dict[str, Extrapolation]:
-    """Limits of P_all(n) / P_all(n-1) and of E[streak](n) extrapolated from a sweep."""
+    """Limits of P_all(n) / P_all(n-1) and of ``E[streak](n)`` extrapolated from a sweep."""
     return {"ratio": extrapolate(table.n, table.ratio, order, window),
             "streak": extrapolate(table.n, table.streak, order, window)}
