@@ -191,11 +191,8 @@ class GopsConfig(ComputationConfig):
     def kernel(self, j: int) -> str:
         """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
         a run of at most LANE_GAMES[objective] matrix games, else 'compiled' (numba, warm
-        starts), with or without strategies: since its guesses are eliminated without a
-        search for pivots it beats the compiled lanes (game/lockstep.py) on values alone
-        too, 1.08-1.19x end to end at N = 12 without strategies (docs/gops.md, "Guesses
-        without a pivot search"); 'specialised' (that kernel compiled for j alone, the
-        same results bit for bit) at a level whose matrix games times j^2 reach
+        starts), with or without strategies; 'specialised' (that kernel compiled for j
+        alone, the same results bit for bit) at a level whose matrix games times j^2 reach
         SPECIALISE_WORK.  A function of the configuration and j alone, so that every shard
         of a level, resumed or repaired, is solved by the same kernel."""
         def games(i: int) -> int:

@@ -40,7 +40,7 @@ import numpy as np
 
 from subgame.jit import njit
 
-from . import cards, lanes, lockstep, patterns
+from . import cards, lanes, patterns
 from .matrix_game import _u, solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
@@ -50,9 +50,8 @@ PART_GAMES = 1 << 17
 MapParts = Callable[[Callable[[int], Any], Sequence[int]], list]
 OBJECTIVES = ("points", "win")
 # numba's loop (_solve_rows) compiled once for every j or for the level's j alone
-# ("specialised"), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which only the
-# benchmarks and tests run): GopsConfig.kernel picks
-KERNELS = ("compiled", "specialised", "lanes", "lockstep")
+# ("specialised"), or numpy's lanes (lanes.py): GopsConfig.kernel picks
+KERNELS = ("compiled", "specialised", "lanes")
 # Warm-start slots: slot t holds the bases as the last deck row whose cards begin 1..t (or
 # 1..more) left them; a row beginning 1..t guesses from slot min(t, WARM_SLOTS - 1)
 # (``_solve_rows``).  Four take the games on a guess at j = 7, 8, 9 of N = 13 from 74, 70,
@@ -457,8 +456,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     releases the GIL, so threads overlap; ``kernel="specialised"`` is it compiled for this
     j alone (``_solve_rows``: faster on large levels, the same results bit for bit, about
     16.5 s of compiling once per j and machine).  ``kernel="lanes"`` solves the shard on
-    numpy (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
-    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
+    numpy (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``).
 
     Given ``map_parts`` (``map_parts(solve_part, parts)``: each part's result, in order),
     the compiled kernel solves the shard's patterns in ranges of about PART_GAMES games,
@@ -509,8 +507,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif kernel in ("lanes", "lockstep"):
-        if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
+    elif kernel == "lanes":
+        if lanes.solve_rows(*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
         _solve_patterns(rows, guesses, warm_start, bases, kernel == "specialised", map_parts,

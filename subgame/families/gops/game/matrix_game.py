@@ -554,24 +554,23 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _saddle_check(X, m, n, x, y, base=0):
+def _saddle_check(X, m, n, x, y):
     """(max_i min_l X, min_l max_i X, min X, max X, the first maximin row, the first minimax
     column) (x and y hold the row minima and column maxima, then zeros): a pure saddle point
-    when the first two meet up to rounding.  The game is X's rows base..base+m-1
-    (``lockstep`` stacks its lanes' games in one array).
+    when the first two meet up to rounding.
 
     The column maxima and the row minima are two passes, each extremum in a register: in
-    one pass over the rows, y[c] went to memory and back at every entry (numba cannot tell
-    that y and X do not overlap): about 3.5 % of a game at j = 8 (docs/gops.md)."""
+    one pass over the rows, y[c] would go to memory and back at every entry (numba cannot
+    tell that y and X do not overlap)."""
     for c in range(n):
-        column_max = X[base, c]
+        column_max = X[0, c]
         for i in range(1, m):
-            column_max = max(column_max, X[base + i, c])
+            column_max = max(column_max, X[i, c])
         y[c] = column_max
     for i in range(m):
-        row_min = X[base + i, 0]
+        row_min = X[i, 0]
         for c in range(1, n):
-            row_min = min(row_min, X[base + i, c])
+            row_min = min(row_min, X[i, c])
         x[i] = row_min
     lo = maximin = x[0]
     best_row = 0
