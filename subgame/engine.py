@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from subgame import interrupts
-from subgame.family import ComputationConfig
+from subgame.computation import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step, sum_metrics
 from subgame.storage import ComputationStore, resolve_store

@@ -19,8 +19,8 @@ from typing import Any, Mapping
 
 import psutil
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, SubgameError
-from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import Plan, PlanSize
 from subgame.storage.location import nearest_existing

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int, integer_text
 from subgame.families.gops import game as gops
 from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach, diff_max,
                                               level_zero)
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
-from subgame.family import ComputationConfig
 from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
 from subgame.storage.cache import cached
 

@@ -42,6 +42,7 @@ from typing import Annotated, Any, Callable, Literal
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.families.guess_who_board.game import (
     RULES, PairIndex, SetFamily, classic_characters, closest_to_half_moves, load_board,
@@ -52,7 +53,6 @@ from subgame.families.guess_who_board.game.types import REDUCTIONS
 from subgame.families.guess_who_board.tables import (
     FAMILY_ARRAYS, PAIR_ARRAYS, POLICY_ARRAYS, level_path, lower_levels, set_path,
     solved_family, stored_type_levels, type_path)
-from subgame.family import ComputationConfig
 from subgame.plan import (ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask, Step,
                           Writer)
 from subgame.storage import ComputationStore

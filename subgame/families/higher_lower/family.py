@@ -1,10 +1,11 @@
 """Higher/lower as the registry sees it: `run|query|plot higher-lower`."""
 
+from subgame.computation import ComputationConfig
 from subgame.families.higher_lower import commands
 from subgame.families.higher_lower.oracle import ORACLE
 from subgame.families.higher_lower.plan import (FAMILY as NAME, DeckConfig, DistinctConfig,
                                                 HigherLowerRun, computations)
-from subgame.family import ComputationConfig, Family
+from subgame.family import Family
 
 
 def upgrade(old: dict) -> ComputationConfig:

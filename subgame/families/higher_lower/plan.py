@@ -23,9 +23,10 @@ from typing import Annotated, Any, Optional
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.families.higher_lower import game as hl
-from subgame.family import ComputationConfig, parse_int_list
+from subgame.family import parse_int_list
 from subgame.plan import (MAX_SHARDS_PER_STEP, MAX_STEPS, ArraySpec, ChunkGrid, ChunkMax, Plan,
                           ShardTask, Stage, Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
