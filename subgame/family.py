@@ -2,15 +2,16 @@
 
 A family lives in one folder, `subgame/families/<name>/`: its pure mathematics (`game/`,
 importable without Prefect, Dask or Zarr), its configuration and plan, its readers, figures
-and checks, and a `family.py` whose `FAMILY` is the one thing the registry
-(`subgame.families`) names. Everything else (CLI, flow, status, verify, deployments) is
+and checks, its help texts (the package's ``HELP``), and a `family.py` whose `FAMILY` is
+the one thing the registry (`subgame.families`) names. Everything else (CLI, flow, status, verify, deployments) is
 built from these descriptors.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, integer_text
@@ -32,6 +33,22 @@ def parse_int_list(option: str, text: str, lower: int, upper: int) -> tuple[int,
         raise InvalidInput(f"{option} lists {', '.join(map(str, repeated))} more than once "
                            f"(a grid has each value once); got {text!r}")
     return values
+
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def documented(text: str) -> Callable[[Function], Function]:
+    """A function whose docstring begins with ``text``, a family's help text for the command
+    it becomes (its package's ``HELP``): written once for the command's page and for the
+    listings that show it without importing the family (`subgame.families.LISTED`). The
+    function's own docstring, if any, follows as further paragraphs."""
+    def document(function: Function) -> Function:
+        more = inspect.getdoc(function)
+        function.__doc__ = f"{text}\n\n{more}" if more else text
+        return function
+
+    return document
 
 
 @dataclass(frozen=True)

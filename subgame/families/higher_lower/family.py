@@ -1,7 +1,7 @@
 """Higher/lower as the registry sees it: `run|query|plot higher-lower`."""
 
 from subgame.computation import ComputationConfig
-from subgame.families.higher_lower import commands
+from subgame.families.higher_lower import HELP, commands
 from subgame.families.higher_lower.oracle import ORACLE
 from subgame.families.higher_lower.plan import (FAMILY as NAME, DeckConfig, DistinctConfig,
                                                 HigherLowerRun, computations)
@@ -18,6 +18,5 @@ def upgrade(old: dict) -> ComputationConfig:
 FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands.plot},
                 computations=computations, upgrade=upgrade, answer=commands.answer,
                 table=commands.table, oracle=ORACLE,
-                summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
-                        "Monte Carlo.",
+                summary=HELP["summary"],
                 rates=("deck_sizes", "states", "games"))
