@@ -136,8 +136,8 @@ def in_process(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
     runs on a thread per core (``Stage.threads``), of any size: those threads use the
     machine's cores as a local cluster's workers would, without the flow run's server,
     the workers' start-up, their copies of what a shard caches, or the pickling between
-    them (GOPS N = 12 --strategies top:4 measured 1.16-1.19x faster end to end, 12-15 %
-    less CPU; docs/gops.md, "One process for a machine's run")."""
+    them: faster end to end, and less CPU (`python bench/gops.py --pipeline 12` with and
+    without `--run-options '--orchestrate prefect'` measures both)."""
     if options.orchestrate != "auto":
         return options.orchestrate == "none"
     pending = [run for run in runs if not run.finished]

@@ -5,8 +5,7 @@ uncompressed bytes (an upper bound, but for a checksum a chunk) and its new file
 the family (`ComputationConfig.worker_bytes`, each formula beside the solver it
 describes): the peak memory of one worker on the largest shard. From this machine: the
 free disk and free files where a local store goes, and the memory each worker gets.
-`subgame run --dry-run` prints it; a run refuses what does not fit unless --force
-(docs/reliability.md).
+`subgame run --dry-run` prints it; a run refuses what does not fit unless --force.
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ class ArraySpec:
 
     @classmethod
     def from_attrs(cls, data: Mapping[str, Any]) -> "ArraySpec":
-        # (a spec recorded before 2026-12-05 names no compression: every array was zstd's)
+        # (an older store's recorded spec names no compression: its arrays are all zstd's)
         return cls(data["path"], tuple(data["shape"]), tuple(data["chunks"]), data["dtype"],
                    tuple(data["dims"]), data["fill_value"], dict(data["attrs"]),
                    Writer.from_attrs(data["writer"]) if data["writer"] else None,

@@ -79,10 +79,11 @@ POLICIES: dict[str, tuple[str, Callable[[SetFamily], np.ndarray]]] = {
     "trait_search": ("trait-search", most_balanced_trait_moves),
 }
 # The classic board's reachable sets under the official rules beyond what fits, per
-# question limit d, counted with game.reachable.count_reachable (docs/guess_who_board.md),
-# to size the refusal's message; from d = 4 on every subset is reachable.
+# question limit d, counted with game.reachable.count_reachable, to size the refusal's
+# message; from d = 4 on every subset is reachable.
 CLASSIC_SETS = {2: 7_964_760, 3: 15_233_331}
-PAIRS_PER_CORE_SECOND = 1.1e6  # stage "pairs" on the classic board at d = 1 (bench)
+# Stage "pairs" on the classic board at d = 1 (`python bench/guess_who_board.py` times it).
+PAIRS_PER_CORE_SECOND = 1.1e6
 
 
 def board_name(board: str) -> str:

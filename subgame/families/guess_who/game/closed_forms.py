@@ -14,8 +14,7 @@ Theorem 3:  the optimal guesses at (n, m) are exactly the s with lower <= s <= u
             upper = 1 (n <= 3), 1 (n >= 4, m <= 2), 2 (n = 4, m >= 3), n - lower (n > 4, m >= 3).
 
 Arguments are integer arrays (or scalars) that broadcast; states are 1-based.  These are
-the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3
-(docs/guess_who.md).
+the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
 - :mod:`.montecarlo`: shardable simulation of those policies with Wilson intervals.
 - :mod:`.seed`: the seed's own code, the baseline.
 
-No I/O, no Prefect, Dask or Zarr.  docs/higher_lower.md has the derivations and figures.
+No I/O, no Prefect, Dask or Zarr.
 """
 
 from .decks import POLICIES, TIES, DeckSolution, PolicyTable, policy_table, solve
