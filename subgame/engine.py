@@ -122,10 +122,10 @@ class Checked:
 
 
 # A run whose new data (the estimate's uncompressed upper bound) is at most this runs in
-# process under --orchestrate auto. Measured (README, bench/pipeline.py): the largest plans
-# below it, GOPS N = 10 (0.41 GB, 6.6 s of kernel) and Guess Who U = 4096 (0.70 GB, 1.6 s),
-# take less in one process than Prefect's and a cluster's start-up; the next sizes of a
-# stage that holds the GIL (Guess Who U = 8192, 2.8 GB) gain from workers and a flow run.
+# process under --orchestrate auto: the largest plans below it, GOPS N = 10 and Guess Who
+# U = 4096, take less in one process than Prefect's and a cluster's start-up; the next
+# sizes of a stage that holds the GIL (Guess Who U = 8192) gain from workers and a flow
+# run (`python bench/pipeline.py --gops 10 --guess-who 4096 8192` times them end to end).
 # A plan whose every stage runs on threads (GOPS) stays in process at any size (below).
 SMALL_RUN_BYTES = 2**30
 

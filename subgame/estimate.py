@@ -25,7 +25,8 @@ from subgame.plan import Plan, PlanSize
 from subgame.storage.location import nearest_existing
 
 # Resident memory of an idle worker process once a shard has imported numpy, numba, zarr
-# and the family (measured with psutil: 0.2-0.25 GiB), added to every family's shard estimate.
+# and the family, added to every family's shard estimate (`python bench/estimates.py`
+# compares the estimates with the peaks measured).
 WORKER_BASE_BYTES = 256 * 2**20
 
 
