@@ -21,7 +21,7 @@ pivots, the flops of the tableau, of the guesses and of the rest of a game, the 
 level j-1, and the measured time (the best of ``--tries`` solves, 3 by default) against a
 lower bound from this CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth
 (numpy copy), all measured in the same run, then the totals, the median solves' beside the
-best (docs/gops.md, "Cost model" and "The cost model counts the guesses' work");
+best;
 ``--kernel specialised`` times the kernel compiled for each level's j.
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
@@ -29,7 +29,7 @@ back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of 
 objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, the
 pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
 what a fresh process pays before its first game under each (imports, numba's cache load)
-and the break-even run size (docs/gops.md, "The lane kernel").
+and the break-even run size.
 ``--specialised N [--store STORE] [--objective win] [--previous REV [--previous-kernel
 specialised]]`` instead solves
 ``--shards`` shards spread over each level j >= 5 of N (of DEFAULT_SHARD_STATES states, with
@@ -43,10 +43,9 @@ for bit with this tree's of the same kind.  Level j-1 comes from STORE (a
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
 runs of G consecutive shards (default 6) shard by shard, each in one call, which carries
-the warm starts' bases across the shards' edges, as a run's batches of shards now do, and
+the warm starts' bases across the shards' edges, as a run's batches of shards do, and
 each in one call with one warm-start slot (guesses from the previous deck alone): guessed
-share and ns/game of all three (docs/gops.md, "Tried and not kept: fewer pivots", "Shards
-solved in batches" and "Guesses from the nearest deck").
+share and ns/game of all three.
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel, the
