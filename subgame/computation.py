@@ -49,8 +49,8 @@ class ComputationConfig:
         raise NotImplementedError
 
     def plan(self):
-        """The computation as a `subgame.plan.Plan` (which names this class, so this
-        module names no plan)."""
+        """The computation as a `subgame.plan.Plan` (not annotated: the plan module sits
+        above this one)."""
         raise NotImplementedError
 
     def worker_bytes(self) -> int | None:

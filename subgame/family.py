@@ -3,8 +3,8 @@
 A family lives in one folder, `subgame/families/<name>/`: its pure mathematics (`game/`,
 importable without Prefect, Dask or Zarr), its configuration and plan, its readers, figures
 and checks, its help texts (the package's ``HELP``), and a `family.py` whose `FAMILY` is
-the one thing the registry (`subgame.families`) names. Everything else (CLI, flow, status, verify, deployments) is
-built from these descriptors.
+the one thing the registry (`subgame.families`) names. Everything else (CLI, flow, status,
+verify, deployments) is built from these descriptors.
 """
 
 from __future__ import annotations
