@@ -10,7 +10,6 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
-from subgame.errors import InvalidInput
 from subgame.exact import counted
 from subgame.families.clue import HELP, read as stored
 from subgame.families.clue.game import infer_view

@@ -6,8 +6,8 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
-                                     emit, result_command, user_errors)
+from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, emit,
+                                     result_command, user_errors)
 from subgame.commands.text import (print_files, print_items, print_paragraph,
                                    print_quantities)
 from subgame.errors import InvalidInput

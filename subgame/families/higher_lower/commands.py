@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, emit,
                                      result_command, user_errors)
 from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
