@@ -21,7 +21,7 @@ pivots, the flops of the tableau, of the guesses and of the rest of a game, the 
 level j-1, and the measured time (the best of ``--tries`` solves, 3 by default) against a
 lower bound from this CPU's scalar and SIMD flop rates (numba loops) and memory bandwidth
 (numpy copy), all measured in the same run, then the totals, the median solves' beside the
-best (docs/gops.md, "Cost model" and "The cost model counts the guesses' work");
+best;
 ``--kernel specialised`` times the kernel compiled for each level's j.
 
 ``--warm-starts N`` instead solves each level of N with and without warm starts, back to
@@ -29,16 +29,7 @@ back (pivots, guessed share, time).  ``--lanes N`` instead solves each level of 
 objectives, with numpy's lane kernel (game/lanes.py) and numba's (warm starts, the
 pipeline's default) back to back, per level ns/game and pivots/game and their ratio, then
 what a fresh process pays before its first game under each (imports, numba's cache load)
-and the break-even run size (docs/gops.md, "The lane kernel").
-``--lockstep N [--previous REV] [--highs-games G] [--values-only] [--no-upcard-values]``
-instead solves a shard of each level j >= 4 of N, with strategies (``--values-only``:
-without them, as a run's lower levels do; ``--no-upcard-values`` also without the f_k),
-with the compiled lane kernel
-(game/lockstep.py), today's compiled kernel (warm starts and slack basis) and the previous
-release's, interleaved, best of 3 each: per level pivots/game, ns/game of each, the lanes
-against the scalar and SIMD flop bounds and HiGHS on G of the level's games (one pass,
-wall time, against the lanes' best CPU time on the same games; docs/gops.md, "Compiled
-lanes").
+and the break-even run size.
 ``--specialised N [--store STORE] [--objective win] [--previous REV [--previous-kernel
 specialised]]`` instead solves
 ``--shards`` shards spread over each level j >= 5 of N (of DEFAULT_SHARD_STATES states, with
@@ -52,10 +43,9 @@ for bit with this tree's of the same kind.  Level j-1 comes from STORE (a
 finished `subgame run gops --cards N` store), else from an in-process solve (N <= 12).
 ``--carried-bases N [--store STORE] [--calls G]`` instead solves, per level j >= 5 of N, two
 runs of G consecutive shards (default 6) shard by shard, each in one call, which carries
-the warm starts' bases across the shards' edges, as a run's batches of shards now do, and
+the warm starts' bases across the shards' edges, as a run's batches of shards do, and
 each in one call with one warm-start slot (guesses from the previous deck alone): guessed
-share and ns/game of all three (docs/gops.md, "Tried and not kept: fewer pivots", "Shards
-solved in batches" and "Guesses from the nearest deck").
+share and ns/game of all three.
 ``--pipeline N [--run-options '...']`` instead runs
 `subgame run gops --cards N --strategies none` on a temporary store and prints per level the
 pipeline's cost (step wall time, the workers' CPU in the shards and in the kernel, the
@@ -88,7 +78,6 @@ from scipy.optimize import linprog
 from subgame.families.gops.game import (level_layout, level_zero, payoff_matrices,
                                        previous_rows, shard_ranges, solve_levels,
                                        solve_matrix_games, solve_shard)
-from subgame.families.gops.game import lockstep
 from subgame.families.gops.game.level import WARM_SLOTS, new_bases
 from subgame.families.gops.game.patterns import pattern_count
 from subgame.families.gops.plan import DEFAULT_SHARD_STATES, GopsConfig, group_path
@@ -297,81 +286,6 @@ def warm_start_ab(n_cards: int, tries: int = 3) -> None:
               f"{np.abs(cold.values - warm.values).max():.1e} |")
 
 
-def lockstep_ab(n_cards: int, previous, highs_games: int, tries: int = 3,
-                games_per_level: int = 150_000, strategies: bool = True,
-                upcard_values: bool = True, previous_kernel: str = "compiled") -> None:
-    """Per level j >= 4 of N, with strategies (or without: ``strategies=False``, and
-    without upcard values: ``upcard_values=False``, what a run's lower levels solve):
-    the compiled lane kernel (game/lockstep.py),
-    today's compiled kernel with warm starts, the same from the slack basis, and the
-    previous release's kernel (``previous_kernel``: which of its kernels; "lockstep" to
-    compare two versions of the compiled lanes), on the same shard (the first decks of the level, at most
-    ``games_per_level`` games), interleaved, best CPU time of ``tries`` each; the lane
-    kernel against the scalar and SIMD flop bounds (``game_flops``), the warm starts against
-    the scalar one, and the lane kernel against HiGHS on
-    ``highs_games`` of the level's games."""
-    machine = machine_rates()
-    stored = ("with strategies" if strategies else "values only") + \
-        ("" if upcard_values else ", no upcard values")
-    print(f"== compiled lanes against the scalar kernels, N = {n_cards}, {stored}, "
-          f"best CPU time of {tries}; this CPU: scalar {machine['scalar'] / 1e9:.2f} "
-          f"Gflop/s, SIMD {machine['simd'] / 1e9:.2f} Gflop/s ==")
-    header = ["j", "games timed", "pivots/game", "ns/game, lanes", "ns/game, warm",
-              "ns/game, slack basis", "ns/game, previous", "previous / lanes",
-              "previous / warm", "warm / lanes", "lanes x scalar bound",
-              "warm x scalar bound", "lanes x SIMD bound",
-              "HiGHS us/game (wall, 1 pass)", "HiGHS / lanes", "max |value - HiGHS|"]
-    print_header(header)
-    prev = level_zero()
-    for j in range(1, n_cards + 1):
-        layout = level_layout(n_cards, j)
-        if j >= 4 and layout.n_patterns > 1:
-            rows = max(1, min(layout.n_p, games_per_level // (layout.n_patterns * j)))
-            stores = (strategies, upcard_values)
-            kernels = {"lanes": lambda: solve_shard(layout, prev, 0, rows, *stores,
-                                                    kernel="lockstep"),
-                       "warm": lambda: solve_shard(layout, prev, 0, rows, *stores),
-                       "slack": lambda: solve_shard(layout, prev, 0, rows, *stores,
-                                                    warm_start=False)}
-            if previous is not None:
-                old_layout = previous.level_layout(n_cards, j)
-                chosen = kernel_option(previous_kernel)
-                kernels["previous"] = lambda: previous.solve_shard(old_layout, prev, 0, rows,
-                                                                   *stores, **chosen)
-            best, results = {}, {}
-            for _ in range(tries):
-                for name, solve in kernels.items():
-                    start = time.process_time()
-                    results[name] = solve()
-                    best[name] = min(best.get(name, np.inf), time.process_time() - start)
-            ours = results["lanes"]
-            assert np.array_equal(ours.values, results["slack"].values)
-            if previous_kernel == "lockstep":  # the same arithmetic: the same bits
-                assert np.array_equal(ours.values, results["previous"].values)
-            ns = {name: 1e9 * seconds / ours.games for name, seconds in best.items()}
-            flops = game_flops(j, ours.games, ours.games - ours.saddles, ours.pivots)
-            row = [f"{j}", f"{ours.games:,}", f"{ours.pivots / ours.games:.2f}",
-                   f"{ns['lanes']:.0f}", f"{ns['warm']:.0f}", f"{ns['slack']:.0f}",
-                   f"{ns['previous']:.0f}" if previous is not None else "",
-                   f"{ns['previous'] / ns['lanes']:.2f}" if previous is not None else "",
-                   f"{ns['previous'] / ns['warm']:.2f}" if previous is not None else "",
-                   f"{ns['warm'] / ns['lanes']:.2f}",
-                   f"{best['lanes'] * machine['scalar'] / flops:.1f}",
-                   f"{best['warm'] * machine['scalar'] / flops:.1f}",
-                   f"{best['lanes'] * machine['simd'] / flops:.1f}"]
-            sample = sample_games(layout, prev, highs_games) if highs_games else []
-            if len(sample):
-                start = time.perf_counter()
-                reference = np.array([highs_value(g) for g in sample])
-                highs = (time.perf_counter() - start) / len(sample)
-                lockstep.solve_matrices(sample)
-                mine = min(timed(lockstep.solve_matrices, sample) for _ in range(5))
-                row += [f"{highs * 1e6:.0f}", f"{highs * len(sample) / mine:.0f}",
-                        f"{np.abs(lockstep.solve_matrices(sample)[0] - reference).max():.1e}"]
-            print("| " + " | ".join(row) + " |", flush=True)
-        prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
-
-
 def kernel_option(kernel: str) -> dict[str, str]:
     """``solve_shard``'s keyword for a previous revision's kernel: none for the compiled
     one, which every revision solves with by default (the oldest take no ``kernel``)."""
@@ -549,51 +463,6 @@ def carried_bases_ab(n_cards: int, store: str | None, calls: int, windows: int =
                   f"{ratio['shard']:.3f} | {ratio['slot']:.3f} |", flush=True)
         if group is None and j < n_cards:
             prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
-
-
-def lockstep_limits(n_cards: int, deck_rows: int = 6, width: int = lockstep.LANES) -> None:
-    """Per level j >= 5 of N (values only): each game of the first ``deck_rows`` decks
-    solved alone from the slack basis (``solve_matrix_games``, the lanes' pivots): pivots per
-    LP against the size of the column player's optimal support (the basic structural columns
-    a simplex run from the slack basis must bring in, at least one pivot each), and what
-    lockstep batches without refill would cost: the lane-steps of ``width`` games pivoted
-    until the batch's last one ends, per pivot made, the games in queue order and sorted by
-    the pivots of the same upcard and pattern at the deck before (the warm starts'
-    neighbour)."""
-    print(f"== what limits the compiled lanes, N = {n_cards}: the first {deck_rows} decks of "
-          f"each level, slack-basis pivots per game, batches of {width} ==")
-    header = ["j", "LPs", "pivots/LP", "support/LP", "pivots / support", "max pivots",
-              "batch lane-steps / pivots, queue order", "the same, sorted by neighbour"]
-    print_header(header)
-    prev = level_zero()
-    for j in range(1, n_cards + 1):
-        layout = level_layout(n_cards, j)
-        if j >= 5 and layout.n_patterns > 1:
-            rows = min(deck_rows, layout.n_p)
-            pivots = np.zeros((rows, j, layout.n_patterns), np.int64)
-            support = np.zeros_like(pivots)
-            for r in range(rows):
-                for k in range(j):
-                    _, _, y, _, pivots[r, k] = solve_matrix_games(
-                        payoff_matrices(layout, prev, r, k))
-                    support[r, k] = (y > 0).sum(axis=1)
-            # V = Y is no game of a values-only shard (its value is 0)
-            pivots, support = (np.delete(a, layout.symmetric, axis=2) for a in (pivots, support))
-            lps = pivots > 0
-            steps = {"queue": [0, 0], "sorted": [0, 0]}
-            for r in range(1, rows):  # the first deck has no neighbour before it
-                for order, games in (("queue", pivots[r].ravel()),
-                                     ("sorted", pivots[r].ravel()[
-                                         np.argsort(pivots[r - 1].ravel(), kind="stable")])):
-                    for start in range(0, games.size, width):
-                        batch = games[start:start + width]
-                        steps[order][0] += batch.max() * batch.size
-                        steps[order][1] += batch.sum()
-            print(f"| {j} | {lps.sum():,} | {pivots[lps].mean():.2f} | "
-                  f"{support[lps].mean():.2f} | {pivots[lps].sum() / support[lps].sum():.2f} | "
-                  f"{pivots.max()} | {steps['queue'][0] / steps['queue'][1]:.2f} | "
-                  f"{steps['sorted'][0] / steps['sorted'][1]:.2f} |", flush=True)
-        prev = solve_shard(layout, prev, 0, layout.n_p, False, False).values
 
 
 def child_cpu(code: str) -> float:
@@ -934,23 +803,11 @@ def main() -> None:
                         help="Only the kernel with and without warm starts, per level of N.")
     parser.add_argument("--lanes", type=int, metavar="N",
                         help="Only numpy's lane kernel against numba's, per level of N.")
-    parser.add_argument("--lockstep", type=int, metavar="N",
-                        help="Only the compiled lane kernel against the scalar kernels and "
-                             "HiGHS, per level j >= 4 of N.")
     parser.add_argument("--previous-kernel", default="compiled",
-                        choices=("compiled", "lockstep", "specialised"),
-                        help="With --lockstep: which kernel of --previous to time "
-                             "('lockstep': two versions of the compiled lanes); with "
-                             "--specialised, 'specialised' times --previous's kernel "
-                             "specialised to j (revisions from 56cdde4 on).")
-    parser.add_argument("--lockstep-limits", type=int, metavar="N",
-                        help="Only what limits the compiled lanes, per level j >= 5 of N: "
-                             "pivots against the optimal support, and the lane-steps of "
-                             "lockstep batches without refill.")
-    parser.add_argument("--values-only", action="store_true",
-                        help="With --lockstep: without strategies.")
-    parser.add_argument("--no-upcard-values", action="store_true",
-                        help="With --lockstep: without upcard values.")
+                        choices=("compiled", "specialised"),
+                        help="With --specialised: which kernel of --previous to time "
+                             "('specialised': --previous's kernel specialised to j, "
+                             "revisions from 56cdde4 on).")
     parser.add_argument("--specialised", type=int, metavar="N",
                         help="Only the kernel specialised to j against the generic one and "
                              "the previous release's, per level j >= 5 of N.")
@@ -990,19 +847,10 @@ def main() -> None:
     if args.lanes:
         lanes_ab(args.lanes)
         return
-    if args.lockstep:
-        lockstep_ab(args.lockstep, None if args.previous == "none" else
-                    previous_kernel(args.previous), args.highs_games,
-                    strategies=not args.values_only, upcard_values=not args.no_upcard_values,
-                    previous_kernel=args.previous_kernel)
-        return
     if args.specialised:
         specialised_ab(args.specialised, args.objective, args.store,
                        None if args.previous == "none" else previous_kernel(args.previous),
                        args.shards, previous_kernel=args.previous_kernel)
-        return
-    if args.lockstep_limits:
-        lockstep_limits(args.lockstep_limits)
         return
     if args.carried_bases:
         carried_bases_ab(args.carried_bases, args.store, args.calls)

@@ -35,9 +35,10 @@ except ImportError:  # pragma: no cover
 
 from subgame import __version__, families, watchdog  # noqa: E402
 from subgame.commands.common import JsonOption, command_from, console, emit  # noqa: E402
+from subgame.computation import as_json  # noqa: E402
 from subgame.errors import InvalidInput, SubgameError  # noqa: E402
 from subgame.exact import counted  # noqa: E402
-from subgame.family import Family, as_json  # noqa: E402
+from subgame.family import Family  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
 
 QuietOption = Annotated[bool, typer.Option(

@@ -37,9 +37,9 @@ DEFAULT_CONNECT_TIMEOUT = "30s"
 # A local cluster's workers keep the memory they free for their next shards.  Dask's default
 # MALLOC_TRIM_THRESHOLD_=65536 (set before a worker starts) also turns glibc's dynamic mmap
 # threshold off, so every allocation over 128 KiB becomes a fresh mapping whose pages fault
-# in again: GOPS N = 13 took 24 million minor faults, 120 s of system time.  Allocations up
-# to glibc's largest threshold (32 MiB) come from the heap instead, and up to 256 MiB of
-# freed heap stays with the worker.
+# in again, shard after shard: a large GOPS run then spends minutes of system time in page
+# faults.  Allocations up to glibc's largest threshold (32 MiB) come from the heap instead,
+# and up to 256 MiB of freed heap stays with the worker.
 LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
 

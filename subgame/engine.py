@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from subgame import interrupts
-from subgame.family import ComputationConfig
+from subgame.computation import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import LaterStage, Plan, ShardSolver, ShardTask, Stage, Step, sum_metrics
 from subgame.storage import ComputationStore, resolve_store
@@ -122,10 +122,10 @@ class Checked:
 
 
 # A run whose new data (the estimate's uncompressed upper bound) is at most this runs in
-# process under --orchestrate auto. Measured (README, bench/pipeline.py): the largest plans
-# below it, GOPS N = 10 (0.41 GB, 6.6 s of kernel) and Guess Who U = 4096 (0.70 GB, 1.6 s),
-# take less in one process than Prefect's and a cluster's start-up; the next sizes of a
-# stage that holds the GIL (Guess Who U = 8192, 2.8 GB) gain from workers and a flow run.
+# process under --orchestrate auto: the largest plans below it, GOPS N = 10 and Guess Who
+# U = 4096, take less in one process than Prefect's and a cluster's start-up; the next
+# sizes of a stage that holds the GIL (Guess Who U = 8192) gain from workers and a flow
+# run (`python bench/pipeline.py --gops 10 --guess-who 4096 8192` times them end to end).
 # A plan whose every stage runs on threads (GOPS) stays in process at any size (below).
 SMALL_RUN_BYTES = 2**30
 
@@ -136,8 +136,8 @@ def in_process(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
     runs on a thread per core (``Stage.threads``), of any size: those threads use the
     machine's cores as a local cluster's workers would, without the flow run's server,
     the workers' start-up, their copies of what a shard caches, or the pickling between
-    them (GOPS N = 12 --strategies top:4 measured 1.16-1.19x faster end to end, 12-15 %
-    less CPU; docs/gops.md, "One process for a machine's run")."""
+    them: faster end to end, and less CPU (`python bench/gops.py --pipeline 12` with and
+    without `--run-options '--orchestrate prefect'` measures both)."""
     if options.orchestrate != "auto":
         return options.orchestrate == "none"
     pending = [run for run in runs if not run.finished]

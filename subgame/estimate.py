@@ -5,8 +5,7 @@ uncompressed bytes (an upper bound, but for a checksum a chunk) and its new file
 the family (`ComputationConfig.worker_bytes`, each formula beside the solver it
 describes): the peak memory of one worker on the largest shard. From this machine: the
 free disk and free files where a local store goes, and the memory each worker gets.
-`subgame run --dry-run` prints it; a run refuses what does not fit unless --force
-(docs/reliability.md).
+`subgame run --dry-run` prints it; a run refuses what does not fit unless --force.
 """
 
 from __future__ import annotations
@@ -19,14 +18,15 @@ from typing import Any, Mapping
 
 import psutil
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, SubgameError
-from subgame.family import ComputationConfig
 from subgame.options import RunOptions
 from subgame.plan import Plan, PlanSize
 from subgame.storage.location import nearest_existing
 
 # Resident memory of an idle worker process once a shard has imported numpy, numba, zarr
-# and the family (measured with psutil: 0.2-0.25 GiB), added to every family's shard estimate.
+# and the family, added to every family's shard estimate (`python bench/estimates.py`
+# compares the estimates with the peaks measured).
 WORKER_BASE_BYTES = 256 * 2**20
 
 

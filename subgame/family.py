@@ -2,21 +2,19 @@
 
 A family lives in one folder, `subgame/families/<name>/`: its pure mathematics (`game/`,
 importable without Prefect, Dask or Zarr), its configuration and plan, its readers, figures
-and checks, and a `family.py` whose `FAMILY` is the one thing the registry
-(`subgame.families`) names. Everything else (CLI, flow, status, verify, deployments) is
-built from these descriptors.
+and checks, its help texts (the package's ``HELP``), and a `family.py` whose `FAMILY` is
+the one thing the registry (`subgame.families`) names. Everything else (CLI, flow, status,
+verify, deployments) is built from these descriptors.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, integer_text
-
-if TYPE_CHECKING:
-    from subgame.plan import Plan
 
 
 def parse_int_list(option: str, text: str, lower: int, upper: int) -> tuple[int, ...]:
@@ -37,46 +35,20 @@ def parse_int_list(option: str, text: str, lower: int, upper: int) -> tuple[int,
     return values
 
 
-def as_json(value: Any) -> Any:
-    """Tuples as lists, as a stored attribute reads back."""
-    return json.loads(json.dumps(value))
+Function = TypeVar("Function", bound=Callable[..., Any])
 
 
-class ComputationConfig:
-    """Mixin for a frozen dataclass that configures one computation (one store group).
+def documented(text: str) -> Callable[[Function], Function]:
+    """A function whose docstring begins with ``text``, a family's help text for the command
+    it becomes (its package's ``HELP``): written once for the command's page and for the
+    listings that show it without importing the family (`subgame.families.LISTED`). The
+    function's own docstring, if any, follows as further paragraphs."""
+    def document(function: Function) -> Function:
+        more = inspect.getdoc(function)
+        function.__doc__ = f"{text}\n\n{more}" if more else text
+        return function
 
-    Its fields split into *identity* (a store must match it) and *extent* (``EXTENT``: a
-    later run may grow it, e.g. Guess Who's U, and then computes only what is new)."""
-
-    EXTENT: ClassVar[tuple[str, ...]] = ()
-
-    def constants(self) -> dict[str, Any]:
-        """Identity that no option sets (the kernel's version, the objective...)."""
-        return {}
-
-    def identity(self) -> dict[str, Any]:
-        return as_json({**{f.name: getattr(self, f.name) for f in fields(self)
-                           if f.name not in self.EXTENT}, **self.constants()})
-
-    def extent(self) -> dict[str, Any]:
-        return as_json({name: getattr(self, name) for name in self.EXTENT})
-
-    def covering(self, stored: Mapping[str, Any]):
-        """This configuration grown to cover a stored extent: a run never shrinks a store."""
-        return replace(self, **{name: max(getattr(self, name), stored[name])
-                                for name in self.EXTENT if name in stored})
-
-    def group_path(self) -> str:
-        raise NotImplementedError
-
-    def plan(self) -> "Plan":
-        raise NotImplementedError
-
-    def worker_bytes(self) -> int | None:
-        """Peak memory one worker needs for the largest shard of this computation, beyond
-        the worker process itself (``subgame.estimate.WORKER_BASE_BYTES``): the family's
-        estimate, written beside the solver it describes. None: not estimated (no check)."""
-        return None
+    return document
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,11 @@ from dataclasses import asdict, dataclass, field
 from math import prod
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Union
 
+from subgame.computation import ComputationConfig, ShardStore
 from subgame.errors import InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from subgame.family import ComputationConfig
-    from subgame.storage.computation import ComputationStore
 
 
 # -- who writes a chunk ---------------------------------------------------------------------
@@ -124,7 +122,7 @@ class ArraySpec:
 
     @classmethod
     def from_attrs(cls, data: Mapping[str, Any]) -> "ArraySpec":
-        # (a spec recorded before 2026-12-05 names no compression: every array was zstd's)
+        # (an older store's recorded spec names no compression: its arrays are all zstd's)
         return cls(data["path"], tuple(data["shape"]), tuple(data["chunks"]), data["dtype"],
                    tuple(data["dims"]), data["fill_value"], dict(data["attrs"]),
                    Writer.from_attrs(data["writer"]) if data["writer"] else None,
@@ -198,7 +196,7 @@ def sum_metrics(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 # solve_shard(task, store) -> metrics: read inputs from the store (the executor opens it once
 # per task, writable), write the region of the task's shards, return small JSON-able
 # metrics. A top-level function (executors pickle it to Dask workers).
-ShardSolver = Callable[[ShardTask, "ComputationStore"], Mapping[str, Any]]
+ShardSolver = Callable[[ShardTask, ShardStore], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -246,7 +244,7 @@ class LaterStage:
 @dataclass(frozen=True)
 class Plan:
     family: str
-    config: "ComputationConfig"
+    config: ComputationConfig
     stages: tuple[Stage | LaterStage, ...]
 
     @property

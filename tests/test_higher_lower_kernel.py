@@ -199,7 +199,7 @@ def test_stated_errors_cover_the_closed_forms(sweep_4000, n_max):
 
 
 def test_asymptotics_recover_the_continuum_limits(sweep_4000):
-    """From n <= 4000 the limits come to 1e-10 (docs/higher_lower.md)."""
+    """From n <= 4000 the limits come to 1e-10."""
     limits = asymptotics(sweep_4000)
     for name in ("ratio", "streak"):
         assert limits[name].error < 1e-10

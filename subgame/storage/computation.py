@@ -181,8 +181,8 @@ class ComputationStore:
     def rows(self, path: str, ranks: np.ndarray) -> np.ndarray:
         """Rows ``ranks`` (sorted, unique) of an array, read a run of consecutive ranks at a
         time. Zarr's orthogonal indexing (``oindex[ranks]``) would turn the other axes' full
-        slices into index arrays, element by element, for every chunk it touches: a shard of
-        GOPS N = 13 level 9 read its rows so in 1.8-2.0x the CPU time of reading the runs."""
+        slices into index arrays, element by element, for every chunk it touches: about twice
+        the CPU time of reading the runs, for a GOPS shard's rows of the level below."""
         array = self.array(path)
         out = np.empty((len(ranks), *array.shape[1:]), array.dtype)
         starts = np.flatnonzero(np.diff(ranks, prepend=-2) != 1)

@@ -9,7 +9,7 @@ On an object store (s3://, gs://) there is no such primitive: the lock file reco
 holder and a heartbeat that a background thread refreshes, and a lock is stale when the
 heartbeat is older than ``STALE_AFTER`` seconds (or its pid is gone on this host). Taking
 over a stale object-store lock is not atomic (no exclusive create there); two runs started
-in the same second against a stale lock could both proceed. docs/reliability.md says so.
+in the same second against a stale lock could both proceed.
 """
 
 from __future__ import annotations

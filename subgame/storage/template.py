@@ -47,8 +47,8 @@ def array_attrs(spec: ArraySpec) -> dict[str, Any]:
 def keep_compression(spec: ArraySpec, compressors: list[Any] | None) -> ArraySpec:
     """The spec of an array already in the store whose metadata lists these compressors
     (after its array-to-bytes codec), with the compression it was created with: its chunks
-    are encoded so, and its metadata is held to its spec (a store of 2026-12-04 compressed
-    every array with zstd at level 3).  Unchanged where they are unknown (``None``: the
+    are encoded so, and its metadata is held to its spec (an older store has every array
+    compressed with zstd at level 3).  Unchanged where they are unknown (``None``: the
     metadata is unreadable) or none of ours (the metadata is then damage)."""
     from subgame.storage.zarr_settings import compression_of
 

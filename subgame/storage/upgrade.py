@@ -15,8 +15,8 @@ from typing import Any
 
 import fsspec
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput
-from subgame.family import ComputationConfig
 from subgame.plan import LaterStage
 from subgame.storage.computation import FORMAT, OWNER_ATTR
 from subgame.storage.integrity import fill_missing_chunks

@@ -9,7 +9,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from subgame.family import ComputationConfig
+from subgame.computation import ComputationConfig
 from subgame.plan import (ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask, Stage, Step,
                           Writer)
 from subgame.storage import ComputationStore

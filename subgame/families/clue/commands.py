@@ -10,11 +10,11 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
-from subgame.errors import InvalidInput
 from subgame.exact import counted
-from subgame.families.clue import read as stored
+from subgame.families.clue import HELP, read as stored
 from subgame.families.clue.game import infer_view
 from subgame.families.clue.plan import joined, parse_lineup
+from subgame.family import documented
 from subgame.inputs import read_json
 from subgame.storage import resolve_store
 
@@ -28,14 +28,13 @@ def _lineup(text: str | None) -> str | None:
     return None if text is None else joined(parse_lineup(text))
 
 
+@documented(HELP["query"])
 def answer(players: Annotated[int, typer.Option("--players", help="Players p.")],
            cards_per_player: Annotated[int, typer.Option("--cards-per-player",
                                                          help="Cards k per hand.")],
            hidden: Annotated[int, typer.Option("--hidden", help="Hidden cards h.")],
            lineup: LineupOption = None, seed: SeedOption = None,
            store: StoreOption = None) -> dict[str, Any]:
-    """The leaderboard of one grid point: rank counts, first places, wrong guesses, mean
-    guess round per strategy."""
     return stored.leaderboard(resolve_store(store), players, cards_per_player, hidden,
                               _lineup(lineup), seed)
 
@@ -90,17 +89,16 @@ def _render_leaderboard(r: dict[str, Any]) -> None:
 query = result_command(answer, _render_leaderboard)
 
 
+@documented(HELP["export"])
 def table(lineup: LineupOption = None, seed: SeedOption = None, store: StoreOption = None):
-    """A tournament's leaderboards, one row per grid point and strategy."""
     return stored.tournament_table(resolve_store(store), _lineup(lineup), seed)
 
 
 @user_errors
+@documented(HELP["plot"])
 def plot(out: OutOption = "figures",
          lineup: LineupOption = None, seed: SeedOption = None,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """First-place share per strategy over the grid (one heatmap per strategy and h), and
-    guess round against accuracy for the history-mining players."""
     from subgame.families.clue.figures import first_share_maps, guess_accuracy
 
     tournament = stored.only(stored.tournaments(resolve_store(store), _lineup(lineup), seed),

@@ -1,6 +1,6 @@
 """Clue as the registry sees it: `run|query|plot clue` and the table tool `clue infer`."""
 
-from subgame.families.clue import commands
+from subgame.families.clue import HELP, commands
 from subgame.families.clue.oracle import ORACLE
 from subgame.families.clue.plan import FAMILY as NAME, ClueConfig
 from subgame.family import Family
@@ -8,6 +8,5 @@ from subgame.family import Family
 FAMILY = Family(NAME, ClueConfig, {"query": commands.query, "plot": commands.plot},
                 tools={"infer": commands.infer_command}, answer=commands.answer,
                 table=commands.table, oracle=ORACLE,
-                summary="Generalized Clue: tournaments of deduction strategies over a grid of "
-                        "players, hand sizes and hidden cards; exact inference at the table.",
+                summary=HELP["summary"],
                 rates=("games",))

@@ -18,7 +18,7 @@ MAX_RECORDS = 500
 
 def posterior(body: Any, store: str | None = None) -> dict[str, Any]:
     """P(hidden) per card, the most probable hidden set(s) and the number of consistent
-    deals, by exact counting (docs/clue.md); the store is not read."""
+    deals, by exact counting; the store is not read."""
     if isinstance(body, dict):
         if isinstance(body.get("cards"), int) and not 1 <= body["cards"] <= MAX_CARDS:
             raise InvalidInput(f"cards must be in 1..{MAX_CARDS}, got {body['cards']}")

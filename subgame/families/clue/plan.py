@@ -27,11 +27,12 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.exact import counted
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
 from subgame.families.clue.game.tournament import MAX_ORDERED, QUANTITIES, SEATINGS
-from subgame.family import ComputationConfig, parse_int_list
+from subgame.family import parse_int_list
 from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask,
                           Stage, Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore

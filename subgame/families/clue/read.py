@@ -87,7 +87,7 @@ def leaderboard(url: str, players: int, per_player: int, hidden: int,
     counts (rank 1..p), sole first places, correct and wrong guesses, and its rates with
     95 % intervals (first share, wrong rate, mean rank, mean guess round, mean lead; None
     where undefined); the leader by first share and, per other strategy, the paired
-    comparison with it (docs/clue.md)."""
+    comparison with it."""
     point = (players, per_player, hidden)
     holding = [t for t in tournaments(url, lineup, seed) if point in t.points]
     if not holding:

@@ -11,8 +11,9 @@ from subgame.commands.common import (JsonOption, OutOption, StoreOption, console
                                      result_command, user_errors)
 from subgame.commands.text import print_files
 from subgame.errors import InvalidInput, integer_text
-from subgame.families.gops import read as stored
+from subgame.families.gops import HELP, read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
+from subgame.family import documented
 from subgame.storage import resolve_store
 
 DiffOption = Annotated[int, typer.Option(
@@ -27,6 +28,7 @@ def parse_cards(option: str, text: str) -> list[int]:
                            f"got {text!r}") from None
 
 
+@documented(HELP["query"])
 def answer(cards: CardsOption,
            hand: Annotated[Optional[str], typer.Option(
                "--hand", help="Player one's cards, e.g. 1,5,9.")] = None,
@@ -40,8 +42,6 @@ def answer(cards: CardsOption,
                "--first-move", help="The opening strategy table (upcard x bid).")] = False,
            objective: ObjectiveOption = "points", diff: DiffOption = 0,
            store: StoreOption = None) -> dict:
-    """Value, per-upcard values and both players' mixed bids of any subgame (V, Y, P),
-    under win also of the points so far (--diff)."""
     url = resolve_store(store)
     if first_move:
         return stored.first_move(url, cards, objective)
@@ -97,15 +97,16 @@ def _render_first_move(r: dict) -> None:
 query = result_command(answer, _render)
 
 
+@documented(HELP["export"])
 def table(cards: CardsOption, objective: ObjectiveOption = "points",
           cards_left: Annotated[Optional[int], typer.Option(
               "--cards-left", help="The level j (default: N, the opening).")] = None,
           store: StoreOption = None):
-    """A level's values f, one row per stored (deck, pattern) (and difference, under win)."""
     return stored.level_table(resolve_store(store), cards, objective, cards_left)
 
 
 @user_errors
+@documented(HELP["plot"])
 def plot(cards: CardsOption,
          out: OutOption = "figures",
          objective: ObjectiveOption = "points",
@@ -113,7 +114,6 @@ def plot(cards: CardsOption,
              "--both-objectives", help="Points and win side by side in one figure (needs "
                                        "both stores; --objective is then not used).")] = False,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Heatmap of the opening strategy (upcard x bid): the paper's parity effect shows."""
     from subgame.families.gops.figures import first_move_figure
     from subgame.plotting import save
 

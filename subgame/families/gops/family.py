@@ -1,7 +1,7 @@
 """GOPS as the registry sees it: `run gops`, `query gops`, `plot gops`, and its tools
 `subgame gops evaluate` (policies evaluated exactly) and `subgame gops play`."""
 
-from subgame.families.gops import commands
+from subgame.families.gops import HELP, commands
 from subgame.families.gops.oracle import ORACLE
 from subgame.families.gops.plan import FAMILY as NAME, GopsConfig
 from subgame.family import Family
@@ -16,5 +16,5 @@ def upgrade(old: dict) -> GopsConfig:
 FAMILY = Family(NAME, GopsConfig, {"query": commands.query, "plot": commands.plot},
                 tools={"evaluate": commands.evaluate, "play": commands.play},
                 upgrade=upgrade, answer=commands.answer, table=commands.table, oracle=ORACLE,
-                summary="Every GOPS subgame: values and optimal mixed bids.",
+                summary=HELP["summary"],
                 sizes=("states", "matrix_games"), rates=("states", "games"))

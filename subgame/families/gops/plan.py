@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int, integer_text
 from subgame.families.gops import game as gops
 from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach, diff_max,
                                               level_zero)
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
-from subgame.family import ComputationConfig
 from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
 from subgame.storage.cache import cached
 
@@ -40,31 +40,25 @@ KERNEL_VERSION = 1
 MAX_CARDS = 16
 DEFAULT_SHARD_STATES = 200_000
 # A run of at most this many matrix games (all levels) solves on numpy lanes (game/lanes.py)
-# and never imports numba, whose import and cache load (0.8-0.95 CPU s a process) would
-# cost more than the lanes lose to the compiled kernel: below the measured break-even runs
-# (`python bench/gops.py --lanes 7|8`; docs/gops.md, "The lane kernel").  Win games are
-# cheaper (most are saddle points), so the win objective breaks even later.
+# and never imports numba: below it, numba's import and cache load, paid once a process,
+# cost more than the lanes lose to the compiled kernel (`python bench/gops.py --lanes 7|8`
+# measures both and the break-even run).  Win games are cheaper (most are saddle points),
+# so the win objective breaks even later.
 LANE_GAMES = {"points": 400_000, "win": 800_000}
 LANE_MAX_CARDS = 8  # beyond this every run is above LANE_GAMES: no need to count
 # A level whose games times j^2 (its work, about: a game's time grows like j^1.5..2) reach
-# this is solved by the compiled kernel specialised to its j (game/level.py, _solve_rows):
-# 1.3-1.55x the generic kernel at j = 5..12 of N = 13, its guesses eliminated by copies
-# compiled for their size (1.05-1.10x of that at j = 7..9), against about 34 s of
-# compiling a j (17 s without the copies), once per machine (numba's cache keeps it).  The
-# levels nearest the bound take 45-58 CPU s of generic kernel a run (win N = 10 j = 6,
-# points N = 13 j = 10), so a few runs pay for it.  The levels above it: points N = 12
-# j = 8, N = 13 j = 7..10, N = 14 j = 7..11, N = 15 j = 7..12, N = 16 j = 6..13, win
-# N = 10 j = 6, N = 11 j = 6..8, N = 12 j = 5..9
-# (`python bench/gops.py --specialised 13`; docs/gops.md, "The kernel specialised to the
-# level's j", "A guess eliminated by a copy compiled for its size").
+# this is solved by the kernel compiled for its j (game/level.py, _solve_rows), which is
+# faster on a large level but takes tens of seconds to compile, once per machine and j
+# (numba's cache keeps it): only levels whose generic solve costs as much in every run get
+# one (`python bench/gops.py --specialised 13` times both kernels and the compile).
 SPECIALISE_WORK = 5_000_000_000
 # A level's shards are solved in batches of consecutive ones (Step.batch), one task each,
 # the warm starts' bases carried from shard to shard: a shard's first deck row would have
 # no previous row to guess from, a third of N = 13's 3-deck shards at j = 8, 9 and the
-# whole of a 1-deck shard (N >= 14).  A batch holds about BATCH_DECKS decks (1.10-1.20x
-# at j = 8, 9 of N = 13 with 18: `python bench/gops.py --carried-bases 13 --store S`;
-# docs/gops.md, "Shards solved in batches"), and a level keeps at least MIN_BATCHES of
-# them, so that its tasks still share out over a cluster's workers.
+# whole of a 1-deck shard (N >= 14).  A batch holds about BATCH_DECKS decks (`python
+# bench/gops.py --carried-bases 13 --store S` measures what carrying gains), and a level
+# keeps at least MIN_BATCHES of them, so that its tasks still share out over a cluster's
+# workers.
 BATCH_DECKS = 16
 MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
@@ -191,11 +185,8 @@ class GopsConfig(ComputationConfig):
     def kernel(self, j: int) -> str:
         """The kernel of level j's shards: 'lanes' (numpy, game/lanes.py) at every level of
         a run of at most LANE_GAMES[objective] matrix games, else 'compiled' (numba, warm
-        starts), with or without strategies: since its guesses are eliminated without a
-        search for pivots it beats the compiled lanes (game/lockstep.py) on values alone
-        too, 1.08-1.19x end to end at N = 12 without strategies (docs/gops.md, "Guesses
-        without a pivot search"); 'specialised' (that kernel compiled for j alone, the
-        same results bit for bit) at a level whose matrix games times j^2 reach
+        starts), with or without strategies; 'specialised' (that kernel compiled for j
+        alone, the same results bit for bit) at a level whose matrix games times j^2 reach
         SPECIALISE_WORK.  A function of the configuration and j alone, so that every shard
         of a level, resumed or repaired, is solved by the same kernel."""
         def games(i: int) -> int:
@@ -240,10 +231,10 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     diff_dim = ("diff",) if diff else ()
     # Level j (step j-1): chunk i along the deck axis is shard i's region.
     writer = Writer(step=j - 1, shard=ChunkMax((0,)))
-    # Points' values and f_k (float64) are stored uncompressed: zstd shrinks them to 0.95
-    # only, and it was a tenth of an N = 13 run's work outside the kernel; win's are mostly
-    # saturated cells, which zstd at level 1 shrinks to 0.25-0.39 at over 1 GB/s (docs/gops.md,
-    # "The floats stored as they are").
+    # Points' values and f_k (float64) are stored uncompressed: their mantissas are noise
+    # to zstd, which would spend much of a run's work outside the kernel to save a few per
+    # cent; win's are mostly saturated cells (-1, 0, 1), which zstd at level 1 shrinks
+    # several times over, fast.
     floats = "none" if config.objective == "points" else "zstd-fast"
     specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
                        "float64", ("deck", *diff_dim, "pattern"), writer=writer,
@@ -352,7 +343,7 @@ def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
     p_lo, p_hi = shard * rows, min((shard + 1) * rows, layout.n_p)
     # Level 0 is f = 0 (sign(d) = 0 at d = 0 under win); a later level's shard reads only
     # the rows of level j-1 it needs (a few chunks), not the whole level: a worker's memory
-    # then follows the shard, not the level (docs/gops.md, "Only the rows a shard needs").
+    # then follows the shard, not the level.
     if j > 1:
         ranks = gops.previous_rows(layout, p_lo, p_hi)
         prev = store.rows(f"j{j - 1}/values", ranks)

@@ -6,14 +6,15 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, console,
-                                     emit, result_command, user_errors)
+from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOption, emit,
+                                     result_command, user_errors)
 from subgame.commands.text import (print_files, print_items, print_paragraph,
                                    print_quantities)
 from subgame.errors import InvalidInput
 from subgame.exact import counted
-from subgame.families.guess_who import read as stored
+from subgame.families.guess_who import HELP, read as stored
 from subgame.families.guess_who.game import RULES
+from subgame.family import documented
 from subgame.storage import resolve_store
 
 RuleOption = Annotated[Literal[RULES], typer.Option(
@@ -26,6 +27,7 @@ def _rule(rules: str) -> str:
     return rules
 
 
+@documented(HELP["query"])
 def answer(n: Annotated[Optional[int], typer.Option(
                "--n", min=1, help="Moving player's count.")] = None,
            m: Annotated[Optional[int], typer.Option(
@@ -34,7 +36,6 @@ def answer(n: Annotated[Optional[int], typer.Option(
            fair: Annotated[bool, typer.Option(
                "--fair", help="List the fair states instead.")] = False,
            store: StoreOption = None) -> dict:
-    """Win probability (exact), F, G and optimal moves of state (n, m); or the fair states."""
     url, rule = resolve_store(store), _rule(rules)
     if fair:
         return stored.fair_states(url, rule)
@@ -64,19 +65,18 @@ def _render(r: dict) -> None:
 query = result_command(answer, _render)
 
 
+@documented(HELP["export"])
 def table(rules: RuleOption = "official",
           max_n: Annotated[Optional[int], typer.Option(
               "--max-n", min=1, help="Only n, m <= this (default: the stored range).")] = None,
           store: StoreOption = None):
-    """Every stored state (n, m): a, p exactly (p_numerator / p_denominator) and the
-    optimal move set, one row per state."""
     return stored.states_table(resolve_store(store), _rule(rules), max_n)
 
 
 @user_errors
+@documented(HELP["plot"])
 def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Heatmaps of the win probability, first-mover and game-state advantage, both rules."""
     from subgame.families.guess_who.figures import rule_figures
     from subgame.plotting import save
 
@@ -88,11 +88,9 @@ def plot(out: OutOption = "figures",
 
 
 @user_errors
+@documented(HELP["verify"])
 def verify(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Check the stored variant-rules table against the paper's Theorems 1-3 (Theorem 3 with
-    its erratum corrected, reported as a note), every state.
-
-    Exits with status 4 when a theorem disagrees with the table somewhere."""
+    """Exits with status 4 when a theorem disagrees with the table somewhere."""
     result = stored.verify_variant(resolve_store(store))
 
     def render(r: dict) -> None:

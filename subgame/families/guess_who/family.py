@@ -1,6 +1,6 @@
 """Guess Who tables as the registry sees them: `run|query|plot|verify guess-who`."""
 
-from subgame.families.guess_who import commands
+from subgame.families.guess_who import HELP, commands
 from subgame.families.guess_who.oracle import ORACLE
 from subgame.families.guess_who.plan import FAMILY as NAME, GuessWhoConfig
 from subgame.family import Family
@@ -14,5 +14,5 @@ def upgrade(old: dict) -> GuessWhoConfig:
 FAMILY = Family(NAME, GuessWhoConfig, {"query": commands.query, "plot": commands.plot,
                                        "verify": commands.verify}, upgrade=upgrade,
                 answer=commands.answer, table=commands.table, oracle=ORACLE,
-                summary="Exact Guess Who tables (O'Neill) with optimal move sets.",
+                summary=HELP["summary"],
                 sizes=("cells",), rates=("cells",))

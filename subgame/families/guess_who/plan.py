@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.families.guess_who import game as guess_who
-from subgame.family import ComputationConfig
 from subgame.plan import (MAX_STEPS, ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer,
                           check_plan_size)
 from subgame.storage import ComputationStore

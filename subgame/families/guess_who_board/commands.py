@@ -12,9 +12,10 @@ from subgame.commands.common import (DISAGREES, JsonOption, OutOption, StoreOpti
                                      emit, result_command, user_errors)
 from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
-from subgame.families.guess_who_board import read as stored
+from subgame.families.guess_who_board import HELP, read as stored
 from subgame.families.guess_who_board.plan import (CLASSIC, DEFAULT_MAX_SETS, BoardConfig,
                                                  board_name)
+from subgame.family import documented
 from subgame.storage import resolve_store
 
 _RUN_OPTIONS = get_type_hints(BoardConfig, include_extras=True)
@@ -29,6 +30,7 @@ def _config(board: str, max_literals: int, rules: str, max_sets: int,
                        max_sets=max_sets)
 
 
+@documented(HELP["query"])
 def answer(standing: Annotated[Optional[str], typer.Option(
                "--standing", help="The mover's standing characters, comma-separated "
                                   "(default: the full board).")] = None,
@@ -38,9 +40,6 @@ def answer(standing: Annotated[Optional[str], typer.Option(
            board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
            rules: RulesOption = "official", types: TypesOption = "none",
            max_sets: MaxSetsOption = DEFAULT_MAX_SETS, store: StoreOption = None) -> dict:
-    """Exact win probability of the mover at (S, T), its optimal questions, the
-    closest-to-half question and the policies' values (default: the first move); on a
-    solve on types, S and T are mapped to their types."""
     return stored.query_pair(resolve_store(store), _config(board, max_literals, rules,
                                                            max_sets, types),
                              standing, opponent_standing)
@@ -91,13 +90,12 @@ query = result_command(answer, _render)
 
 
 @user_errors
+@documented(HELP["plot"])
 def plot(out: OutOption = "figures",
          board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
          rules: RulesOption = "official", types: TypesOption = "none",
          max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Heatmaps of the real board's p(S, T) minus O'Neill's idealised p(|S|, |T|): the mean,
-    the least and the largest over the reachable pairs of each pair of sizes."""
     from subgame.families.guess_who_board.figures import size_difference_figures
     from subgame.plotting import save
 
@@ -110,6 +108,7 @@ def plot(out: OutOption = "figures",
 
 
 @user_errors
+@documented(HELP["verify"])
 def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
            rules: RulesOption = "official", types: TypesOption = "none",
            max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
@@ -117,10 +116,7 @@ def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
                "--sample", min=1, help="Pairs checked on boards of more than "
                                        f"{stored.VERIFY_ALL_UP_TO} characters.")] = 2000,
            store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Check the stored values against a plain recursion over sets of names: every pair on
-    a small board, a random sample (one step over stored children) on a larger one.
-
-    Exits with status 4 on any mismatch."""
+    """Exits with status 4 on any mismatch."""
     result = stored.verify_values(resolve_store(store),
                                   _config(board, max_literals, rules, max_sets, types),
                                   sample)

@@ -1,6 +1,6 @@
 """Guess Who on real boards as the registry sees it: `run|query|plot|verify guess-who-board`."""
 
-from subgame.families.guess_who_board import commands
+from subgame.families.guess_who_board import HELP, commands
 from subgame.families.guess_who_board.oracle import ORACLE
 from subgame.families.guess_who_board.plan import FAMILY as NAME, BoardConfig
 from subgame.family import Family
@@ -8,4 +8,4 @@ from subgame.family import Family
 FAMILY = Family(NAME, BoardConfig, {"query": commands.query, "plot": commands.plot,
                                     "verify": commands.verify}, answer=commands.answer,
                 oracle=ORACLE, sizes=("sets", "types", "pairs"), rates=("pairs",),
-                summary="Exact Guess Who on a real board (classic or CSV) with policies.")
+                summary=HELP["summary"])

@@ -42,6 +42,7 @@ from typing import Annotated, Any, Callable, Literal
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.families.guess_who_board.game import (
     RULES, PairIndex, SetFamily, classic_characters, closest_to_half_moves, load_board,
@@ -52,7 +53,6 @@ from subgame.families.guess_who_board.game.types import REDUCTIONS
 from subgame.families.guess_who_board.tables import (
     FAMILY_ARRAYS, PAIR_ARRAYS, POLICY_ARRAYS, level_path, lower_levels, set_path,
     solved_family, stored_type_levels, type_path)
-from subgame.family import ComputationConfig
 from subgame.plan import (ArraySpec, ChunkMax, Inputs, LaterStage, Plan, ShardTask, Step,
                           Writer)
 from subgame.storage import ComputationStore
@@ -79,10 +79,11 @@ POLICIES: dict[str, tuple[str, Callable[[SetFamily], np.ndarray]]] = {
     "trait_search": ("trait-search", most_balanced_trait_moves),
 }
 # The classic board's reachable sets under the official rules beyond what fits, per
-# question limit d, counted with game.reachable.count_reachable (docs/guess_who_board.md),
-# to size the refusal's message; from d = 4 on every subset is reachable.
+# question limit d, counted with game.reachable.count_reachable, to size the refusal's
+# message; from d = 4 on every subset is reachable.
 CLASSIC_SETS = {2: 7_964_760, 3: 15_233_331}
-PAIRS_PER_CORE_SECOND = 1.1e6  # stage "pairs" on the classic board at d = 1 (bench)
+# Stage "pairs" on the classic board at d = 1 (`python bench/guess_who_board.py` times it).
+PAIRS_PER_CORE_SECOND = 1.1e6
 
 
 def board_name(board: str) -> str:

@@ -5,3 +5,14 @@ plan.py     the run options and the two computations they ask for (sweep, deck g
 read.py     stored answers and limits;  figures.py: the sweep's figures
 commands    `query|plot higher-lower`;  family.py: the registry's entry
 """
+
+# The family's help texts, written once (`subgame.families.LISTED` says where they show).
+HELP = {"summary": "Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by Monte "
+                   "Carlo.",
+        "query": "P_all(n) (float and exact), the count n! P_all(n), the expected streak; or "
+                 "limits; or a deck's exact and Monte Carlo odds.",
+        "plot": "P_all(n) on a log scale with the fitted exponential, and the ratio against n "
+                "with its limit.",
+        "export": "The distinct-card sweep, one row per deck size (exact counts in decimal); "
+                  "or every deck sweep's grid points (--decks).",
+        "tools": True}

@@ -6,18 +6,20 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
+from subgame.commands.common import (JsonOption, OutOption, StoreOption, emit,
                                      result_command, user_errors)
 from subgame.commands.text import print_files, print_paragraph, print_quantities
 from subgame.exact import counted
 from subgame.errors import InvalidInput
 from subgame.families.higher_lower import game as hl
-from subgame.families.higher_lower import read as stored
+from subgame.families.higher_lower import HELP, read as stored
+from subgame.family import documented
 from subgame.storage import resolve_store
 
 POLICY_NAMES = tuple(policy.replace("_", "-") for policy in hl.POLICIES)  # as typed
 
 
+@documented(HELP["query"])
 def answer(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck size.")] = None,
            asymptotics: Annotated[bool, typer.Option(
                "--asymptotics", help="Extrapolated limits of the ratio and the streak.")] = False,
@@ -30,8 +32,6 @@ def answer(n: Annotated[Optional[int], typer.Option("--n", min=1, help="Deck siz
            policy: Annotated[Literal[POLICY_NAMES], typer.Option(
                "--policy", help="The guessing policy.")] = "optimal",
            store: StoreOption = None) -> dict:
-    """P_all(n) (float and exact), the count n! P_all(n), the expected streak; or limits;
-    or a deck's exact and Monte Carlo odds."""
     url = resolve_store(store)
     if asymptotics:
         return stored.asymptotics(url)
@@ -103,21 +103,19 @@ def _render_deck(r: dict) -> None:
 query = result_command(answer, _render)
 
 
+@documented(HELP["export"])
 def table(decks: Annotated[bool, typer.Option(
               "--decks", help="The deck sweeps' grid points instead of the distinct "
                               "sweep.")] = False,
           store: StoreOption = None):
-    """The distinct-card sweep, one row per deck size (exact counts in decimal); or every
-    deck sweep's grid points (--decks)."""
     url = resolve_store(store)
     return stored.deck_table(url) if decks else stored.sweep_table(url)
 
 
 @user_errors
+@documented(HELP["plot"])
 def plot(out: OutOption = "figures",
          store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """P_all(n) on a log scale with the fitted exponential, and the ratio against n with
-    its limit."""
     from subgame.families.higher_lower.figures import sweep_figures
     from subgame.plotting import save
 

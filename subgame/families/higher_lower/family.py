@@ -1,10 +1,11 @@
 """Higher/lower as the registry sees it: `run|query|plot higher-lower`."""
 
-from subgame.families.higher_lower import commands
+from subgame.computation import ComputationConfig
+from subgame.families.higher_lower import HELP, commands
 from subgame.families.higher_lower.oracle import ORACLE
 from subgame.families.higher_lower.plan import (FAMILY as NAME, DeckConfig, DistinctConfig,
                                                 HigherLowerRun, computations)
-from subgame.family import ComputationConfig, Family
+from subgame.family import Family
 
 
 def upgrade(old: dict) -> ComputationConfig:
@@ -18,6 +19,5 @@ FAMILY = Family(NAME, HigherLowerRun, {"query": commands.query, "plot": commands
                 computations=computations, upgrade=upgrade, answer=commands.answer,
                 table=commands.table, oracle=ORACLE,
                 tools={"brute-force": commands.brute_force},
-                summary="Higher/lower: P_all(n) over deck sizes; r x s decks exactly and by "
-                        "Monte Carlo.",
+                summary=HELP["summary"],
                 rates=("deck_sizes", "states", "games"))

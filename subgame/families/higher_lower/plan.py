@@ -23,9 +23,10 @@ from typing import Annotated, Any, Optional
 import numpy as np
 import typer
 
+from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int
 from subgame.families.higher_lower import game as hl
-from subgame.family import ComputationConfig, parse_int_list
+from subgame.family import parse_int_list
 from subgame.plan import (MAX_SHARDS_PER_STEP, MAX_STEPS, ArraySpec, ChunkGrid, ChunkMax, Plan,
                           ShardTask, Stage, Step, Writer, check_plan_size)
 from subgame.storage import ComputationStore
@@ -180,8 +181,8 @@ def solve_distinct_shard(task: ShardTask, store: ComputationStore) -> dict[str, 
         return {"deck_sizes": last.n - start}
     first = _exact_start(store, b)
     stop = min(config.block_end(b), config.exact_max)
-    # One level at a time: a level is n/2 integers of n log n bits, and holding every level
-    # of the block took 3.2 GiB at n = 2000; only their totals are stored.
+    # One level at a time: a level is n/2 integers of n log n bits, and every level of a
+    # block would hold gigabytes at n = 2000; only their totals are stored.
     last = first
     counts, streaks = ([first.count], [first.streak_total]) if b == 0 else ([], [])
     for last in hl.exact_levels(stop, first):

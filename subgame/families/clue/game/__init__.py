@@ -21,7 +21,7 @@ Modules:
 * ``tournament``: ``simulate_batch(lineup, players, per_player, hidden, games, seed)``
   -> dict of count arrays, ``merge``, ``check_point``.
 
-Measured on one core of a shared 2-core machine (figures vary with its load):
+What it costs on one core (`python bench/clue.py` measures it; figures vary with the load):
 
 * games per second: p=3, k=3, h=2: about 220 (core only), 170 (the nine seed players
   mixed), 50-70 with one exact player; p=5, k=5, h=3: about 65 (seed players mixed), 6-8

@@ -5,7 +5,6 @@ patterns     interleaving patterns of the two hands, swaps, children
 matrix_game  compiled value and optimal strategies of a small matrix game
 level        a level's layout, its shards and the compiled shard kernel (points and win)
 lanes        the shard kernel on numpy, games side by side (small runs: no numba)
-lockstep     the shard kernel on compiled lanes, pivots in lockstep (levels without strategies)
 query        explicit card sets <-> stored entries
 evaluate     policies evaluated exactly against a stored strategy, and their best response
 """

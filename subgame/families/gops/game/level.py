@@ -40,7 +40,7 @@ import numpy as np
 
 from subgame.jit import njit
 
-from . import cards, lanes, lockstep, patterns
+from . import cards, lanes, patterns
 from .matrix_game import _u, solve_into
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
@@ -50,15 +50,13 @@ PART_GAMES = 1 << 17
 MapParts = Callable[[Callable[[int], Any], Sequence[int]], list]
 OBJECTIVES = ("points", "win")
 # numba's loop (_solve_rows) compiled once for every j or for the level's j alone
-# ("specialised"), numpy's lanes (lanes.py) or numba's lanes (lockstep.py, which only the
-# benchmarks and tests run): GopsConfig.kernel picks
-KERNELS = ("compiled", "specialised", "lanes", "lockstep")
+# ("specialised"), or numpy's lanes (lanes.py): GopsConfig.kernel picks
+KERNELS = ("compiled", "specialised", "lanes")
 # Warm-start slots: slot t holds the bases as the last deck row whose cards begin 1..t (or
 # 1..more) left them; a row beginning 1..t guesses from slot min(t, WARM_SLOTS - 1)
-# (``_solve_rows``).  Four take the games on a guess at j = 7, 8, 9 of N = 13 from 74, 70,
-# 68 % to 77, 73, 71 % in a run's batches, 1.02-1.05x (`python bench/gops.py
-# --carried-bases 13 --store S`); more slots add under a point (docs/gops.md, "Guesses
-# from the nearest deck")
+# (``_solve_rows``).  A row whose nearest deck is not the previous row then still guesses
+# from its neighbour (`python bench/gops.py --carried-bases 13 --store S` measures the
+# guessed share and time against one slot).
 WARM_SLOTS = 4
 
 
@@ -221,7 +219,7 @@ def _payoff_points(X, j, p, duel_prize, signed_prev, n_prev, child, child_sign, 
     """X[i, l] = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k), with the products
     looked up: duel_prize[1 + s] = s P_k, signed_prev[(1 - s) n_prev + c] = s f_c (level
     j-1's row: f, zeros, -f; ``_signed_row``): the same numbers as the products, without
-    converting two int8 to floats and multiplying twice an entry (3.5 % of a game at j = 8)."""
+    converting two int8 to floats and multiplying twice an entry."""
     for i in range(j):
         for l in range(j):
             X[_u(i), _u(l)] = (duel_prize[_u(1 + duel[_u(p), _u(i), _u(l)])]
@@ -318,8 +316,9 @@ def _solve_rows(decks, drop_rank, child, child_sign, duel, symmetric, reach, win
     j = len(size), decks.shape[1]: size is an int8 array (one compiled kernel for every j)
     or a tuple of j zeros, whose length numba knows when it compiles, so that the kernel is
     compiled for that j alone with j a constant in every loop of the solver (inlined:
-    ``matrix_game``).  That one is 1.09-1.24x faster at j = 5..12 of N = 13 and gives the
-    same results bit for bit, for about 16.5 s of compiling a j (cached on disk)."""
+    ``matrix_game``).  That one is faster on large levels and gives the same results bit
+    for bit, for tens of seconds of compiling a j, cached on disk (`python bench/gops.py
+    --specialised 13` measures both)."""
     j = len(size)
     return _solve_rows_into(decks, drop_rank, child, child_sign, duel, symmetric, reach, win,
                             prev, with_strategies, with_upcard_values, values, upcard_values,
@@ -455,10 +454,9 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
     every game from the slack basis (the same values within the certified gaps; the
     strategies may be other optimal ones where a game has several).  The compiled kernel
     releases the GIL, so threads overlap; ``kernel="specialised"`` is it compiled for this
-    j alone (``_solve_rows``: faster on large levels, the same results bit for bit, about
-    16.5 s of compiling once per j and machine).  ``kernel="lanes"`` solves the shard on
-    numpy (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``);
-    ``kernel="lockstep"`` on compiled lanes (``lockstep.solve_rows``, the same results).
+    j alone (``_solve_rows``: faster on large levels, the same results bit for bit, once
+    compiled for j on this machine).  ``kernel="lanes"`` solves the shard on
+    numpy (``lanes.solve_rows``: no numba, no warm starts, the results of ``warm_start=False``).
 
     Given ``map_parts`` (``map_parts(solve_part, parts)``: each part's result, in order),
     the compiled kernel solves the shard's patterns in ranges of about PART_GAMES games,
@@ -509,8 +507,8 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if j == 0:
         values[:] = 0.0
-    elif kernel in ("lanes", "lockstep"):
-        if {"lanes": lanes.solve_rows, "lockstep": lockstep.solve_rows}[kernel](*rows) < 0:
+    elif kernel == "lanes":
+        if lanes.solve_rows(*rows) < 0:
             raise ArithmeticError(f"simplex failure in {where}")
     else:
         _solve_patterns(rows, guesses, warm_start, bases, kernel == "specialised", map_parts,
@@ -532,7 +530,7 @@ def solve_shard(layout: LevelLayout, prev_values: np.ndarray, p_lo: int, p_hi: i
 
 def new_bases(layout: LevelLayout, slots: int = WARM_SLOTS) -> np.ndarray:
     """Warm-start bases that guess nothing, for ``solve_shard`` (one slot: every deck
-    guesses from the previous one, as before 2026-12-05)."""
+    guesses from the previous one)."""
     return np.zeros((slots, layout.j, layout.n_patterns), np.int32)
 
 

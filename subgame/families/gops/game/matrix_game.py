@@ -38,13 +38,12 @@ games pay for it; the common path costs one comparison more.
 Compiled without numba's reference counts (``_nrt=False``): every array these functions
 see is their caller's, and numba would otherwise count references to each array argument
 and view with two atomic instructions (a ``lock`` prefix each) on entry and exit, about 30
-a game, which were 38 % of a warm-start shard's time (docs/gops.md, "Without reference
-counts").  Such a function cannot allocate, so callers hand in all scratch space, and
-copies between slices are written as loops.
+a game, a large share of a game's time.  Such a function cannot allocate, so callers hand
+in all scratch space, and copies between slices are written as loops.
 
 The solver's steps are inlined into their caller (``inline="always"``), so a caller that
 knows m and n when it is compiled (``level._solve_rows`` specialised to a level's j) has
-them as constants in every loop; a caller with run-time sizes gets the same code as before.
+them as constants in every loop; a caller with run-time sizes gets loops over them.
 """
 
 from __future__ import annotations
@@ -221,11 +220,9 @@ def _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, guess):
     tight[:k]).  A guessed support (``guess``) swaps rows only where a pivot is below
     _THRESHOLD of the largest entry under it (threshold pivoting): the largest entry is a
     reduction without branches and the swap is almost never taken, where partial
-    pivoting's search for the row is a chain of data-dependent branches in every column
-    (with it, shards of N = 11 took 3-7 % longer at j = 6, 8, 9; docs/gops.md, "Guesses
-    without a pivot search").  A guess with an entry of w or u below -_GUESS_SLACK is
-    refused at once; otherwise negative entries are clipped to 0 (a wrong support then
-    shows in the certificate).  Returns k, or -1 if B[R, S] is singular (or the guess
+    pivoting's search for the row is a chain of data-dependent branches in every column.
+    A guess with an entry of w or u below -_GUESS_SLACK is refused at once; otherwise
+    negative entries are clipped to 0 (a wrong support then shows in the certificate).  Returns k, or -1 if B[R, S] is singular (or the guess
     refused).  The pivots' reciprocals replace U's diagonal: multiplications instead of
     divisions on the solves' dependency chains.  Indices are unsigned (``_u``)."""
     for a in range(k):
@@ -554,24 +551,23 @@ def _refine(X, m, n, lo, scale, tab, row_var, col_var, x, y, k, value, gap, pivo
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _saddle_check(X, m, n, x, y, base=0):
+def _saddle_check(X, m, n, x, y):
     """(max_i min_l X, min_l max_i X, min X, max X, the first maximin row, the first minimax
     column) (x and y hold the row minima and column maxima, then zeros): a pure saddle point
-    when the first two meet up to rounding.  The game is X's rows base..base+m-1
-    (``lockstep`` stacks its lanes' games in one array).
+    when the first two meet up to rounding.
 
     The column maxima and the row minima are two passes, each extremum in a register: in
-    one pass over the rows, y[c] went to memory and back at every entry (numba cannot tell
-    that y and X do not overlap): about 3.5 % of a game at j = 8 (docs/gops.md)."""
+    one pass over the rows, y[c] would go to memory and back at every entry (numba cannot
+    tell that y and X do not overlap)."""
     for c in range(n):
-        column_max = X[base, c]
+        column_max = X[0, c]
         for i in range(1, m):
-            column_max = max(column_max, X[base + i, c])
+            column_max = max(column_max, X[i, c])
         y[c] = column_max
     for i in range(m):
-        row_min = X[base + i, 0]
+        row_min = X[i, 0]
         for c in range(1, n):
-            row_min = min(row_min, X[base + i, c])
+            row_min = min(row_min, X[i, c])
         x[i] = row_min
     lo = maximin = x[0]
     best_row = 0
@@ -596,9 +592,9 @@ def _saddle_check(X, m, n, x, y, base=0):
 # for that k (``_sized_guess``) where the caller asks for it (``solve_into``'s ``sized``).
 # Its loops then run to a constant, unrolled, without exits whose branches depend on a k
 # that changes from game to game (the likely gain; this machine has no counters to show
-# it).  The copies compile in about 11.5 s, and numba links their code into each kernel
-# that calls them: a kernel specialised to a j then compiles in about 34 s instead of 17,
-# once per machine and j (numba's cache keeps it).
+# it).  The copies take seconds to compile, and numba links their code into each kernel
+# that calls them, so only the kernel specialised to a j asks for them: it compiles once
+# per machine and j (numba's cache keeps it).
 _SIZES = tuple((0,) * k for k in range(1, 13))
 
 
@@ -650,7 +646,8 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y, support, refine_strategies,
     (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
     A saddle point leaves the guess as it was.  ``sized`` (None or True) eliminates a guess
     by the copy compiled for its size (``_guess``): the same operations, the same results
-    bit for bit, 1.05-1.10x at j = 7..9 of N = 13 (docs/gops.md).
+    bit for bit, faster (`python bench/gops.py --specialised 13` times the kernel that
+    asks for it).
     """
     maximin, minimax, lo, hi, best_row, best_col = _saddle_check(X, m, n, x, y)
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding

@@ -27,8 +27,7 @@ by powers of two, for n, m >= 4 and k >= 0 (the paper's "3·2^k+1" is 3·2^(k+1)
     3·2^k < m <= 3·2^(k+1) < n:   p_II(n, m) = (3·2^(k+1) / n)(1 - 2^(k+1)/m).
 
 Arguments are integer arrays (or scalars) that broadcast; states are 1-based.  These are
-the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3
-(docs/guess_who.md).
+the formulas as printed, and Theorem 3 corrected: as printed it is wrong in column m = 3.
 """
 
 from __future__ import annotations

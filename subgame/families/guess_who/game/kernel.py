@@ -16,8 +16,7 @@ variant rules the whole row is).  Restricted to one parity class of s, f is then
 function of s plus a convex function of n - s, hence convex along the class, and its
 minimisers form a run s0 + 2i, i1 <= i <= i2, found by searching the sign of
 f(s+2) - f(s).  The convexity is checked as each row grows; a prefix that fails the check
-is scanned in full, so the tables are exact whatever the data.  docs/guess_who.md has the
-argument and the measured figures.
+is scanned in full, so the tables are exact whatever the data.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Types of reachable sets: sets that play alike, so the pair solve runs on types.
 
-Two reductions, both computed level by level in the set size k (docs/guess_who_board.md
-proves each rule):
+Two reductions, both computed level by level in the set size k:
 
 - "bisimulation": S and S' of one size have the same type when the sets of child-type
   pairs of their splits, {{type(S∩q), type(S\\q)} : q}, coincide (under the variant rules

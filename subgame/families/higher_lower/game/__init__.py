@@ -9,7 +9,7 @@
 - :mod:`.seed`: the seed's own code, the baseline.
 - :mod:`.brute_force`: the seed's brute force over all n! orders, as an exact count.
 
-No I/O, no Prefect, Dask or Zarr.  docs/higher_lower.md has the derivations and figures.
+No I/O, no Prefect, Dask or Zarr.
 """
 
 from .brute_force import MAX_BRUTE_FORCE, orders_guessed_all_right

@@ -33,7 +33,7 @@ Floats: P_all(n) falls like 0.72^n and leaves float64 near n = 2170, so the floa
 keeps the level vector scaled by a power of two (exact) and reports P_all(n) = mantissa
 2^exponent.  In the continuum limit the level map becomes (K g)(x) = int_0^{max(x, 1-x)} g
 on [0, 1]; its top eigenvalue and the fixed point of the streak recursion give the limits
-of the ratio P_all(n+1)/P_all(n) and of E[streak] in closed form (docs/higher_lower.md):
+of the ratio P_all(n+1)/P_all(n) and of E[streak] in closed form:
 
     ratio -> 1 / (2 ln 2),     E[streak] -> (3 sqrt(e) - 4) / (2 - sqrt(e)),
 
@@ -211,8 +211,8 @@ def float_sweep(n_stop: int, level: FloatLevel = FIRST_FLOAT) -> tuple[FloatSwee
 
     Every entry and sum is a compensated (Kahan) sum of positive terms, and a positive linear
     map carries componentwise relative errors through unamplified, so the error grows at
-    most linearly in n; the measured relative error of P_all(n) against the exact counts is
-    in docs/higher_lower.md and tested.
+    most linearly in n (`python bench/higher_lower.py` measures the relative error of P_all(n)
+    against the exact counts; the tests bound it).
     """
     if n_stop < level.n:
         raise ValueError(f"cannot sweep back from level {level.n} to {n_stop}")
@@ -244,9 +244,8 @@ class Extrapolation:
 # thirds.
 VARIANTS = ((1, 1 / 2), (0, 2 / 3), (1, 2 / 3), (0, 1 / 3))
 # The spread is doubled: the truncated 1/n series converges from one side, so the fits
-# lie on one side of the truth and their spread alone only just reached it (0.99 of the
-# distance at n_max = 31); doubled, the stated error covered the closed forms at every
-# n_max from 20 to 100 000, the worst at half the error (docs/higher_lower.md, tested).
+# lie on one side of the truth and their spread alone can just miss it; doubled, the
+# stated error covers the closed forms at every sweep length the tests try.
 SAFETY = 2.0
 
 
