@@ -3,7 +3,6 @@
     subgame.query(FAMILY, store=None, **options) -> dict
     subgame.table(FAMILY, store=None, **options) -> pandas.DataFrame
 
-(docs/store.md, "Reading results", has examples for each family, and a test runs them).
 Options are the CLI's, as keywords (``--first-move`` is ``first_move=True``); each family's
 query function is the one its CLI command calls (`Family.answer`), so the dict is the one
 ``--json`` prints. Nothing here starts Prefect or Dask.
