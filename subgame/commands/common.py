@@ -7,6 +7,8 @@ import functools
 import inspect
 import json
 import os
+import select
+import signal
 import sys
 from typing import Annotated, Any, Callable, Optional, get_args, get_origin, get_type_hints
 
@@ -19,12 +21,44 @@ from subgame.errors import MACHINE, SubgameError, integer_text, machine_error
 from subgame.options import RunOptions
 from subgame.storage.location import DEFAULT_STORE, STORE_ENV
 
-# Results; errors go to stderr as one plain line. No :name: emoji codes: loading their table
-# is 15 ms of every run's start.
-console = Console(emoji=False)
 # Exit statuses besides 0: 1 is a bug (an internal error), 2 a refusal (the user's to fix);
 # a family's `verify` that finds stored results disagreeing with theory exits with this.
 DISAGREES = 4
+# The reader of the output left (`| head -1`): the status of a process SIGPIPE ends.
+PIPE_CLOSED = 128 + signal.SIGPIPE
+
+
+def reader_left() -> bool:
+    """Whether stdout is a pipe whose reading end is closed (Linux's poll says POLLERR)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (OSError, ValueError):  # stdout closed or not a file
+        return False
+
+
+def output_goes_nowhere() -> None:
+    """What is left to print goes to /dev/null, so that writing it (and the interpreter's
+    last flush) raises nothing and prints nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+class PipedConsole(Console):
+    """A console that ends the command silently, as a process SIGPIPE ends, where the
+    reader of its output left (rich's own exits with status 1, a bug's)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        output_goes_nowhere()
+        raise typer.Exit(PIPE_CLOSED)
+
+
+# Results; errors go to stderr as one plain line. No :name: emoji codes: loading their table
+# is 15 ms of every run's start.
+console = PipedConsole(emoji=False)
 
 # The same --store as every run's (declared once, in RunOptions).
 StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]
@@ -165,6 +199,9 @@ def user_errors(command: Callable) -> Callable:
             interruption = interrupts.signalled()
             if interruption is not None:  # e.g. the Prefect server the Ctrl-C also stopped
                 raise interruption from None
+            if isinstance(exc, BrokenPipeError) and reader_left():  # not a connection's
+                output_goes_nowhere()
+                raise typer.Exit(PIPE_CLOSED) from None
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
             machine = machine_error(exc, kwargs.get("store") or os.environ.get(STORE_ENV)
