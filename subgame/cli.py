@@ -37,7 +37,7 @@ from subgame import __version__, families, watchdog  # noqa: E402
 from subgame.commands.common import (PIPE_CLOSED, JsonOption, command_from,  # noqa: E402
                                      console, emit, output_goes_nowhere,
                                      reader_left)
-from subgame.errors import InvalidInput, SubgameError  # noqa: E402
+from subgame.errors import MACHINE, InvalidInput, MachineRefused, SubgameError  # noqa: E402
 from subgame.exact import counted  # noqa: E402
 from subgame.family import Family, as_json  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
@@ -282,16 +282,19 @@ def _main() -> None:
     one line on stderr, as every other refusal is. Verbs that start servers or workers leave
     none behind, however the process ends (`subgame.watchdog`); a run stops cleanly on
     Ctrl-C or SIGTERM (`subgame.interrupts`)."""
-    if sys.argv[1:2] in (["run"], ["serve"]):
-        watchdog.guard()
-    if sys.argv[1:2] == ["run"]:
-        interrupts.install()  # (done already where this module is the program)
     try:
+        if sys.argv[1:2] in (["run"], ["serve"]):
+            watchdog.guard()
+        if sys.argv[1:2] == ["run"]:
+            interrupts.install()  # (done already where this module is the program)
         if sys.argv[1:] == ["--version"]:
             _print_version(True)
         status_code = build_app(listed=True)(standalone_mode=False)
     except interrupts.RunInterrupted as exc:
         interrupts.exit_now(exc.exit_status)
+    except MachineRefused as exc:  # the watchdog cannot start
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(MACHINE)
     except SubgameError as exc:  # the app itself cannot be built (a broken plugin family)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)

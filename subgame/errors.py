@@ -20,6 +20,11 @@ class StoreLocked(SubgameError):
     """Another live run holds the computation's lock."""
 
 
+class MachineRefused(SubgameError):
+    """The machine refuses, not the input: a permission, a read-only file system, a program
+    that cannot start. The CLI exits with status `MACHINE`."""
+
+
 class NotComputed(SubgameError):
     """A query asks for something the store does not hold (yet)."""
 

@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.models import OptionInfo
 
 from subgame import interrupts
-from subgame.errors import MACHINE, SubgameError, integer_text, machine_error
+from subgame.errors import MACHINE, MachineRefused, SubgameError, integer_text, machine_error
 from subgame.options import RunOptions
 from subgame.storage.location import DEFAULT_STORE, STORE_ENV
 
@@ -189,6 +189,9 @@ def user_errors(command: Callable) -> Callable:
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise  # a verb's own exit status
+        except MachineRefused as exc:
+            _one_line(f"error: {exc}")
+            raise typer.Exit(MACHINE) from None
         except SubgameError as exc:
             _one_line(f"error: {exc}")
             raise typer.Exit(2) from None

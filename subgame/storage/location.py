@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import fsspec
 
-from subgame.errors import InvalidInput, NotComputed
+from subgame.errors import MACHINE_ERRNOS, InvalidInput, MachineRefused, NotComputed
 
 if TYPE_CHECKING:
     import zarr
@@ -52,9 +52,12 @@ def check_store_location(url: str) -> None:
     probe = nearest_existing(url)
     if probe is None:
         return  # object stores have no such failure; credentials fail on first use
-    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
-        raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a writable "
-                           "directory")
+    if not os.path.isdir(probe):
+        raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a directory")
+    if not os.access(probe, os.W_OK):
+        raise MachineRefused(f"cannot use {url!r} as a store: this user cannot write in "
+                             f"{probe!r} (a permission, or a read-only file system); give "
+                             "write permission there or use another --store")
 
 
 def open_root(url: str, *, writable: bool) -> zarr.Group:
@@ -99,8 +102,10 @@ def reaching(url: str) -> Iterator[None]:
         if not isinstance(exc, (OSError, zipfile.BadZipFile)) and not (
                 botocore and isinstance(exc, botocore.BotoCoreError)):
             raise
-        raise InvalidInput(f"cannot use {url!r} as a store: "
-                           f"{getattr(exc, 'strerror', None) or exc}") from exc
+        refusal = MachineRefused if getattr(exc, "errno", None) in MACHINE_ERRNOS \
+            else InvalidInput
+        raise refusal(f"cannot use {url!r} as a store: "
+                      f"{getattr(exc, 'strerror', None) or exc}") from exc
 
 
 def publish_metadata(url: str) -> None:
