@@ -74,7 +74,7 @@ def _figure_folder(out: str) -> str:
     return out
 
 
-OutOption = Annotated[str, typer.Option("--out", callback=_figure_folder,
+OutOption = Annotated[str, typer.Option("--out", callback=_figure_folder, metavar="<folder>",
                                         help="Folder for the PNG files.")]
 
 
@@ -127,19 +127,31 @@ def _strict_integer(info: Any) -> Callable[[Any], int]:
     return parse
 
 
-def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
-    """Every ``int`` (or optional int) option parsed by `_strict_integer` (a copy of its
-    typer.Option)."""
+def _integer(info: OptionInfo) -> None:
+    if info.parser is None:
+        info.parser = _strict_integer(info)
+        info.metavar = info.metavar or "<int>"  # (else the help shows the parser's name)
+
+
+def _text(info: OptionInfo) -> None:
+    info.metavar = info.metavar or "<text>"  # (else the help shows Python's <str>)
+
+
+def typed_options(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """Every ``int`` (or optional int) option parsed by `_strict_integer` and shown in the
+    help as ``<int>``; every text option without a metavar of its own shown as ``<text>``
+    (each a copy of its typer.Option)."""
+    changes = {int: _integer, Optional[int]: _integer, str: _text, Optional[str]: _text}
     changed = []
     for parameter in parameters:
         hint = parameter.annotation
-        if get_origin(hint) is Annotated and get_args(hint)[0] in (int, Optional[int]):
+        if get_origin(hint) is Annotated and get_args(hint)[0] in changes:
             base, *extras = get_args(hint)
-            extras = [copy.copy(extra) if isinstance(extra, OptionInfo) and extra.parser is None
-                      else extra for extra in extras]
+            extras = [copy.copy(extra) if isinstance(extra, OptionInfo) else extra
+                      for extra in extras]
             for extra in extras:
-                if isinstance(extra, OptionInfo) and extra.parser is None:
-                    extra.parser = _strict_integer(extra)
+                if isinstance(extra, OptionInfo):
+                    changes[base](extra)
             parameter = parameter.replace(annotation=Annotated[(base, *extras)])
         changed.append(parameter)
     return changed
@@ -148,7 +160,7 @@ def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Paramet
 def command_from(body: Callable[..., None], parameters: list[inspect.Parameter],
                  like: Callable[..., Any], name: str) -> Callable:
     """``body(**values)`` as a Typer command taking ``parameters``, documented as ``like``."""
-    parameters = strict_integers(parameters)
+    parameters = typed_options(parameters)
     body.__signature__ = inspect.Signature(parameters)
     body.__annotations__ = {p.name: p.annotation for p in parameters}
     body.__doc__ = like.__doc__

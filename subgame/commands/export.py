@@ -17,7 +17,7 @@ from subgame.exact import counted
 FORMATS = ("csv", "parquet", "netcdf")
 TARGET = {"file_format": (Annotated[str, typer.Option(
               "--format", help=f"One of {', '.join(FORMATS)}.")], "csv"),
-          "out": (Annotated[str, typer.Option("--out", metavar="FILE", help=(
+          "out": (Annotated[str, typer.Option("--out", metavar="<file>", help=(
                       "The file to write; - writes the table to stdout (csv or "
                       "parquet)."))], inspect.Parameter.empty),
           "as_json": (JsonOption, False)}

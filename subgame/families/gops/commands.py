@@ -134,7 +134,7 @@ def plot(cards: CardsOption,
 @user_errors
 def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
              policy: Annotated[Optional[list[str]], typer.Option(
-                 "--policy", help="match, random, upcard+1, greedy-rank, optimal-points, "
+                 "--policy", metavar="<policy>", help="match, random, upcard+1, greedy-rank, optimal-points, "
                                   "optimal-win (repeat; default: all)")] = None,
              store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Policies of player one evaluated exactly against the stored optimal player two:
