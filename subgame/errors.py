@@ -38,6 +38,10 @@ def integer_text(name: str, text: str) -> int:
     return int(text)
 
 
+# A seed is what numpy's generators take whole: an unsigned 64-bit integer.
+SEED_MAX = 2**64 - 1
+
+
 def check_int(name: str, value: object, lower: int = 1, upper: int | None = None) -> int:
     """``value`` as an int if it is an integer in [lower, upper], else InvalidInput naming
     the option (flow parameters reach here untyped from deployments and the API)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 import warnings
 import zipfile
 from contextlib import contextmanager
@@ -25,6 +26,9 @@ def resolve_store(url: str | None) -> str:
     if url is not None and not url.strip():
         raise InvalidInput("the store path is empty")
     url = url or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    if any(unicodedata.category(character) == "Cc" for character in url):
+        raise InvalidInput(f"the store path {url!r} holds a control character (a newline, a "
+                           "tab...): a path no other tool could name safely; give one without")
     protocol = fsspec.core.split_protocol(url)[0] or "file"
     try:
         fsspec.get_filesystem_class(protocol)

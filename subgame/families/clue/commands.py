@@ -10,7 +10,7 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
-from subgame.errors import InvalidInput
+from subgame.errors import SEED_MAX, InvalidInput
 from subgame.exact import counted
 from subgame.families.clue import read as stored
 from subgame.families.clue.game import infer_view
@@ -21,7 +21,7 @@ from subgame.storage import resolve_store
 LineupOption = Annotated[Optional[str], typer.Option(
     "--lineup", metavar="<text>", help="The tournament's line-up, when the store holds several.")]
 SeedOption = Annotated[Optional[int], typer.Option(
-    "--seed", help="The tournament's seed, when the store holds several.")]
+    "--seed", min=0, max=SEED_MAX, help="The tournament's seed, when the store holds several.")]
 
 
 def _lineup(text: str | None) -> str | None:

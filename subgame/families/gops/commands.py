@@ -10,7 +10,7 @@ from rich.table import Table
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
 from subgame.commands.text import print_files
-from subgame.errors import InvalidInput, integer_text
+from subgame.errors import SEED_MAX, InvalidInput, integer_text
 from subgame.families.gops import read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
 from subgame.storage import resolve_store
@@ -161,7 +161,8 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
 
 @user_errors
 def play(cards: CardsOption, objective: ObjectiveOption = "points",
-         seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the prizes and "
+         seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=SEED_MAX,
+                                                     help="Seed of the prizes and "
                                                      "the machine's bids.")] = None,
          store: StoreOption = None) -> None:
     """Play against the stored optimal strategy: one bid per line on stdin (q quits, n
