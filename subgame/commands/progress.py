@@ -31,7 +31,7 @@ class ProgressDisplay(RunListener):
         self.progress = Progress(
             TextColumn("{task.description}", markup=False, table_column=Column(
                 no_wrap=True, overflow="ellipsis", ratio=1, min_width=8)),
-            BarColumn(table_column=Column(width=16, **fixed)),
+            BarColumn(bar_width=16, table_column=Column(width=16, **fixed)),
             MofNCompleteColumn(table_column=Column(min_width=9, justify="right", **fixed)),
             TimeElapsedColumn(table_column=Column(width=8, **fixed)),
             TextColumn("eta", markup=False, table_column=Column(width=3, **fixed)),

@@ -21,7 +21,7 @@ from subgame.storage import resolve_store
 LineupOption = Annotated[Optional[str], typer.Option(
     "--lineup", metavar="<text>", help="The tournament's line-up, when the store holds several.")]
 SeedOption = Annotated[Optional[int], typer.Option(
-    "--seed", min=0, max=SEED_MAX, help="The tournament's seed, when the store holds several.")]
+    "--seed", min=0, max=SEED_MAX, metavar="<int>", help="The tournament's seed, when the store holds several.")]
 
 
 def _lineup(text: str | None) -> str | None:

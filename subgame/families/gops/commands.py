@@ -161,7 +161,7 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
 
 @user_errors
 def play(cards: CardsOption, objective: ObjectiveOption = "points",
-         seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=SEED_MAX,
+         seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=SEED_MAX, metavar="<int>",
                                                      help="Seed of the prizes and "
                                                      "the machine's bids.")] = None,
          store: StoreOption = None) -> None:
