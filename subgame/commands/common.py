@@ -211,7 +211,7 @@ def user_errors(command: Callable) -> Callable:
             _one_line("interrupted; run the same command again to resume")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
-            interruption = interrupts.signalled()
+            interruption = interrupts.signalled(exc)
             if interruption is not None:  # e.g. the Prefect server the Ctrl-C also stopped
                 raise interruption from None
             if isinstance(exc, BrokenPipeError) and reader_left():  # not a connection's
