@@ -70,15 +70,15 @@ def check_fits(frame: Any, out: str, file_format: str) -> int:
     from dask.utils import format_bytes
 
     size = estimated_bytes(frame, file_format)
-    if out == STDOUT:
-        return size  # the reader's to store
-    free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
-    if size > free:
-        raise InvalidInput(f"{out!r} would take about {format_bytes(size)} and "
-                           f"{format_bytes(free)} is free there; choose fewer rows or "
-                           "another --out")
+    if out != STDOUT:  # (stdout's reader stores it where it will)
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
+        if size > free:
+            raise InvalidInput(f"{out!r} would take about {format_bytes(size)} and "
+                               f"{format_bytes(free)} is free there; choose fewer rows or "
+                               "another --out")
     if size > ANNOUNCE_BYTES:
-        print(f"writing {out} (about {format_bytes(size)}, {counted(len(frame), 'row')})",
+        where = "the table to stdout" if out == STDOUT else out
+        print(f"writing {where} (about {format_bytes(size)}, {counted(len(frame), 'row')})",
               file=sys.stderr, flush=True)
     return size
 

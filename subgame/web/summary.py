@@ -14,6 +14,7 @@ from subgame.storage import find_computations
 
 PAGE = Path(__file__).with_name("static") / "index.html"
 VIEW = '<main id="view"></main>'
+STATES = {True: "finished", False: "being written or stopped: answers from what is finished"}
 log = logging.getLogger("subgame.web")
 
 
@@ -24,7 +25,7 @@ def summary_table(computations: Sequence[Mapping[str, Any]]) -> str:
     rows = "".join(
         f"<tr><td>{escape(c['computation'])}</td><td>{escape(c['family'])}</td>"
         f'<td class="number">{c["steps_finished"]}/{c["steps_total"]}</td>'
-        f"<td>{'finished' if c['steps_finished'] == c['steps_total'] else 'being written or stopped: answers from what is finished'}</td>"  # noqa: E501
+        f"<td>{STATES[c['steps_finished'] == c['steps_total']]}</td>"
         f'<td class="number">{c["bytes_on_disk"] / 1e6:.2f} MB</td></tr>'
         for c in computations)
     return ('<h2>What the store holds</h2><table class="computations" id="computations">'
