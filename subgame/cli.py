@@ -34,9 +34,11 @@ except ImportError:  # pragma: no cover
     from click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 
 from subgame import __version__, families, watchdog  # noqa: E402
-from subgame.commands.common import JsonOption, command_from, console, emit  # noqa: E402
+from subgame.commands.common import (PIPE_CLOSED, JsonOption, command_from,  # noqa: E402
+                                     console, emit, output_goes_nowhere,
+                                     reader_left)
+from subgame.errors import MACHINE, InvalidInput, MachineRefused, SubgameError  # noqa: E402
 from subgame.computation import as_json  # noqa: E402
-from subgame.errors import InvalidInput, SubgameError  # noqa: E402
 from subgame.exact import counted  # noqa: E402
 from subgame.family import Family  # noqa: E402
 from subgame.options import CLI_FIELDS, RunOptions  # noqa: E402
@@ -278,21 +280,24 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
     return app
 
 
-def main() -> None:
+def _main() -> None:
     """The console script: a usage error (an unknown option, a value of the wrong type) is
     one line on stderr, as every other refusal is. Verbs that start servers or workers leave
     none behind, however the process ends (`subgame.watchdog`); a run stops cleanly on
     Ctrl-C or SIGTERM (`subgame.interrupts`)."""
-    if sys.argv[1:2] in (["run"], ["serve"]):
-        watchdog.guard()
-    if sys.argv[1:2] == ["run"]:
-        interrupts.install()  # (done already where this module is the program)
     try:
+        if sys.argv[1:2] in (["run"], ["serve"]):
+            watchdog.guard()
+        if sys.argv[1:2] == ["run"]:
+            interrupts.install()  # (done already where this module is the program)
         if sys.argv[1:] == ["--version"]:
             _print_version(True)
         status_code = build_app(listed=True)(standalone_mode=False)
     except interrupts.RunInterrupted as exc:
         interrupts.exit_now(exc.exit_status)
+    except MachineRefused as exc:  # the watchdog cannot start
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(MACHINE)
     except SubgameError as exc:  # the app itself cannot be built (a broken plugin family)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -308,6 +313,27 @@ def main() -> None:
     except typer.Exit as exc:  # --version, answered before the app is built
         sys.exit(exc.exit_code)
     sys.exit(status_code if isinstance(status_code, int) else 0)
+
+
+def main() -> None:
+    """The console script (`_main`), silent where the reader of its output leaves early
+    (`| head -1`, `| true`): it ends as a process SIGPIPE ends, status 141, where click's
+    help would exit 1 and the interpreter's last flush would print a traceback."""
+    try:
+        _main()
+    except BrokenPipeError:
+        status = PIPE_CLOSED
+    except SystemExit as exc:
+        status = exc.code
+    try:  # the last of the output, here rather than in the interpreter's exit
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = PIPE_CLOSED
+    if status == 1 and reader_left():  # click's and rich's exit where the reader left
+        status = PIPE_CLOSED
+    if status == PIPE_CLOSED:
+        output_goes_nowhere()
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,11 @@ class ComputationConfig:
     def group_path(self) -> str:
         raise NotImplementedError
 
+    def held_by(self) -> tuple["ComputationConfig", ...]:
+        """Other computations whose finished results hold this one's (Guess Who's `both`
+        tables hold the `official` one): a run finds them stored and computes nothing."""
+        return ()
+
     def plan(self):
         """The computation as a `subgame.plan.Plan` (not annotated: the plan module sits
         above this one)."""

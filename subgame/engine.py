@@ -158,6 +158,12 @@ def check_run(config: ComputationConfig, options: RunOptions) -> CheckedRun:
 
         restore_groups(url, config.group_path(), config.identity(), config.extent())
     stored = ComputationStore.stored_attrs(url, config.group_path())
+    if stored is None and not (options.repair or options.dry_run):
+        for holder in config.held_by():
+            held = ComputationStore.stored_attrs(url, holder.group_path())
+            if held is not None and dict(held["identity"]) == holder.identity() and \
+                    finished(holder.covering(held["extent"]), held, options):
+                return CheckedRun(url, holder.covering(held["extent"]), held, None, None)
     ComputationStore.check_identity(url, config.group_path(), config.identity(), stored)
     StoreLock(url, config.group_path()).check()
     if options.executor == "dask":

@@ -20,6 +20,11 @@ class StoreLocked(SubgameError):
     """Another live run holds the computation's lock."""
 
 
+class MachineRefused(SubgameError):
+    """The machine refuses, not the input: a permission, a read-only file system, a program
+    that cannot start. The CLI exits with status `MACHINE`."""
+
+
 class NotComputed(SubgameError):
     """A query asks for something the store does not hold (yet)."""
 
@@ -31,6 +36,10 @@ def integer_text(name: str, text: str) -> int:
     if not (body.isascii() and body.isdigit()) or len(body) > 30:
         raise InvalidInput(f"{name} takes an integer in ASCII digits, got {text!r}")
     return int(text)
+
+
+# A seed is what numpy's generators take whole: an unsigned 64-bit integer.
+SEED_MAX = 2**64 - 1
 
 
 def check_int(name: str, value: object, lower: int = 1, upper: int | None = None) -> int:

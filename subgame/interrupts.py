@@ -123,10 +123,33 @@ def run_begins() -> None:
     _state.unwinds = True
 
 
-def signalled() -> RunInterrupted | None:
+def reclaim_sigterm() -> None:
+    """Inside the CLI's flow run: SIGTERM stops the run as Ctrl-C does, not as Prefect's
+    flow engine would (it takes the signal for a crash, reports the flow's and each running
+    task's to a server that the same signal may have stopped, and prints what fails).
+    Prefect's engine puts this handler back as the flow run ends."""
+    if signal.getsignal(signal.SIGINT) is _handle and \
+            threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _handle)
+
+
+def signalled(error: BaseException | None = None) -> RunInterrupted | None:
     """The interruption under way, if any: whatever a library raises while the run unwinds
-    (a server that died with the same Ctrl-C) is that interruption, not a failure."""
-    return None if _state.signalled is None else RunInterrupted(_state.signalled)
+    (a server that died with the same Ctrl-C) is that interruption, not a failure. So is
+    an ``error`` raised while Prefect handled a SIGTERM itself (one that came as its flow
+    run started, before `reclaim_sigterm`): it reports the crash to its server before
+    passing the signal on, and where that server died of the same signal, the report's
+    error hides it."""
+    if _state.signalled is not None:
+        return RunInterrupted(_state.signalled)
+    prefect = sys.modules.get("prefect.exceptions")  # (only a flow run has imported it)
+    seen: set[int] = set()
+    while prefect is not None and error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, prefect.TerminationSignal):
+            return RunInterrupted(error.signal)
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def dask_setup(worker) -> None:

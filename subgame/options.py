@@ -20,21 +20,23 @@ class RunOptions:
     """Where a run stores its results and who computes them."""
 
     store: Annotated[Optional[str], typer.Option(
-        "--store", help="Zarr store path or fsspec URL (default: $SUBGAME_STORE, else "
+        "--store", metavar="<path or URL>", help="Zarr store path or fsspec URL (default: $SUBGAME_STORE, else "
                         "./subgame.zarr).")] = None
     scheduler: Annotated[Optional[str], typer.Option(
-        "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
+        "--scheduler", metavar="<address>", help="Address of a running Dask scheduler, e.g. tcp://host:8786 "
                             "(default: start a local cluster).")] = None
     workers: Annotated[Optional[int], typer.Option(
         "--workers", min=1, help="Worker processes of the local cluster [default: one per "
                                  "core].")] = None
     cluster: Annotated[Optional[str], typer.Option(
-        "--cluster", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
+        "--cluster", metavar="<profile>", help="Dask cluster profile: local, slurm, pbs, kubernetes, scheduler "
                           "(bundled, see deploy/clusters) or a profile YAML file.")] = None
     executor: Annotated[Literal[EXECUTORS], typer.Option(
         "--executor", help="dask; threads (in this process, a thread per core or "
                            "--workers, for the stages whose solver releases the GIL, the "
-                           "rest serially); or serial (in this process, for debugging).")
+                           "rest serially); or serial (in this process, for debugging).",
+        show_default="dask; threads where --orchestrate auto keeps the run in this "
+                     "process")
     ] = "dask"
     max_steps: Annotated[Optional[int], typer.Option(
         "--max-steps", "--max-levels", min=1,

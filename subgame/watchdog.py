@@ -28,10 +28,18 @@ def guard() -> None:
     run_id = uuid.uuid4().hex
     os.environ[RUN_ENV] = run_id
     read, _ = os.pipe()  # both ends non-inheritable: no child keeps the pipe open
-    subprocess.Popen([sys.executable, "-m", "subgame.watchdog", run_id], stdin=read,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True,  # a Ctrl-C to the run's group spares it
-                     env={k: v for k, v in os.environ.items() if k != RUN_ENV})
+    try:
+        subprocess.Popen([sys.executable, "-m", "subgame.watchdog", run_id], stdin=read,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True,  # a Ctrl-C to the run's group spares it
+                         env={k: v for k, v in os.environ.items() if k != RUN_ENV})
+    except OSError as exc:  # nothing started yet: the run refuses rather than risk orphans
+        from subgame.errors import MachineRefused
+
+        raise MachineRefused(
+            f"cannot start the watchdog that ends this run's workers and servers with it: "
+            f"{sys.executable!r}: {exc.strerror}; let this user execute the Python "
+            "interpreter (or run subgame with one it can)") from None
     os.close(read)  # the write end stays open until this process ends, never closed
 
 

@@ -224,41 +224,82 @@ def test_every_deployment_names_a_flow_and_its_parameters():
 
 
 
-def test_serve_from_a_wheel_finds_the_deployments_it_ships(tmp_path):
-    """A wheel built from the project, installed in a fresh virtual environment (the
-    dependencies from this one: --system-site-packages), run outside the source tree with
-    nothing on PYTHONPATH: `subgame serve --list` reads the deployments file the wheel
-    ships (package data, found by importlib.resources), the same deployments as
-    deploy/prefect.yaml. Server-free; about 15 s, most of it building the wheel."""
+def _checked(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}{done.stderr}"
+    return done
+
+
+# No source tree: not on the path, not its test family.
+OUTSIDE_ENV = {key: value for key, value in os.environ.items()
+               if key not in ("PYTHONPATH", "SUBGAME_FAMILIES")}
+PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from the project (about 10 s)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info beside it
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source)
     shutil.copytree(ROOT / "subgame", source / "subgame",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    # With build isolation: the build backend pyproject asks for (setuptools >= 68) comes
-    # from the package index, as for any install of the project; only it is downloaded.
-    def run(*args: str) -> None:
-        done = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout}{done.stderr}"
+    # The build backend pyproject asks for (setuptools >= 68) is this environment's.
+    _checked(*PIP, "wheel", "--no-deps", "--no-build-isolation", str(source), "-w",
+             str(tmp_path / "dist"), cwd=tmp_path)
+    (built,) = (tmp_path / "dist").glob("subgame-*.whl")
+    return built
 
-    pip = (sys.executable, "-m", "pip", "--disable-pip-version-check", "-q")
-    run(*pip, "wheel", "--no-deps", "--no-build-isolation", str(source), "-w", str(tmp_path / "dist"))
-    (wheel,) = (tmp_path / "dist").glob("subgame-*.whl")
+
+def venv_seeing(python: Path | str, venv: Path) -> Path:
+    """A fresh virtual environment (no pip: seconds less) that sees exactly the directories
+    ``python`` imports from, outside any source tree, through a .pth file: the packages
+    ``python`` has, whether it is a base interpreter or itself a virtual environment.
+    (--system-site-packages would see the base interpreter's packages, not a virtual
+    environment's.) Its interpreter."""
+    listing = "import os, sys; print('\\n'.join(p for p in sys.path[1:] if os.path.isdir(p)))"
+    paths = _checked(str(python), "-c", listing, cwd=venv.parent, env=OUTSIDE_ENV).stdout
+    _checked(sys.executable, "-m", "venv", "--without-pip", str(venv), cwd=venv.parent)
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "parent-environment.pth").write_text(paths)
+    return venv / "bin" / "python"
+
+
+def served_from_wheel(wheel: Path, python: Path | str, tmp_path: Path) -> None:
+    """The wheel installed in a fresh virtual environment seeing ``python``'s packages, run
+    outside the source tree with nothing on PYTHONPATH: `subgame serve --list` reads the
+    deployments file the wheel ships (package data, found by importlib.resources), the same
+    deployments as deploy/prefect.yaml."""
     venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv))
+    venv_seeing(python, venv)
     # This environment's pip installs into it (a venv's own pip would take seconds to set up).
-    run(*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
-        str(wheel))
-    # Nothing of the source tree: not on the path, not its test family.
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "SUBGAME_FAMILIES")}
-    listed = subprocess.run([str(venv / "bin" / "subgame"), "serve", "--list"], env=env,
-                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    _checked(*PIP, "--python", str(venv / "bin" / "python"), "install", "--no-deps",
+             "--no-index", str(wheel), cwd=tmp_path)
+    listed = subprocess.run([str(venv / "bin" / "subgame"), "serve", "--list"],
+                            env=OUTSIDE_ENV, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
     assert listed.returncode == 0, listed.stderr
     path, *lines = listed.stdout.splitlines()
-    installed = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-    assert Path(path) == installed / "site-packages" / "subgame" / "flows" / "prefect.yaml"
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    assert Path(path) == site_packages / "subgame" / "flows" / "prefect.yaml"
     assert Path(path).read_text() == (ROOT / "deploy" / "prefect.yaml").read_text()
     spec = yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())
     assert [line.split()[0] for line in lines] == [d["name"] for d in spec["deployments"]]
+
+
+def test_serve_from_a_wheel_finds_the_deployments_it_ships(wheel, tmp_path):
+    """The wheel in a virtual environment made from the interpreter running the tests."""
+    served_from_wheel(wheel, sys.executable, tmp_path)
+
+
+def test_serve_from_a_wheel_works_from_inside_a_users_venv(wheel, tmp_path):
+    """The tests run from a user's virtual environment, whose packages (the dependencies)
+    are its own, not its base interpreter's: the wheel's environment sees them."""
+    users = tmp_path / "users-venv"
+    python = venv_seeing(sys.executable, users)
+    inside = _checked(str(python), "-c", "import sys, typer; print(sys.prefix != "
+                      "sys.base_prefix, typer.__file__)", cwd=tmp_path, env=OUTSIDE_ENV)
+    assert inside.stdout.startswith("True ")  # a virtual environment, with the dependencies
+    served_from_wheel(wheel, python, tmp_path)

@@ -468,7 +468,7 @@ def cells(driver, table_id: str) -> list[list[str]]:
 
 def test_page_loads_with_the_stores_computations(server, browser, store):
     browser.get(server + "/")
-    wait(browser, lambda: by_css(browser, "#computations"))
+    wait(browser, lambda: by_css(browser, "#tabs a"))  # (the table is there before the script)
     listed = browser.find_element("id", "computations").text
     assert f"gops/N{GOPS_CARDS}" in listed and "guess-who/both" in listed
     tabs = browser.find_element("id", "tabs").text
@@ -584,3 +584,75 @@ def test_a_missing_store_is_refused_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [f"error: no subgame store at "
                                                 f"'{tmp_path / 'none.zarr'}'"]
+
+
+# -- the page without its script, and its forms --------------------------------------------------
+def test_the_page_reads_without_its_script(server, browser, store):
+    """The server sends the store's summary in the page: a plain fetch and a browser with
+    scripts off read the same table the script draws."""
+    address = urllib.parse.urlsplit(server)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=120)
+    connection.request("GET", "/")
+    html = connection.getresponse().read().decode()
+    connection.close()
+    listed = [c["computation"] for c in get(server, "/api/computations")["computations"]]
+    assert len(listed) >= 6 and all(f"<td>{name}</td>" in html for name in listed)
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.get(server + "/")
+        without = cells(browser, "computations")
+        assert [row[0] for row in without] == listed
+        assert "need JavaScript" in browser.find_element("id", "view").text
+        assert f"store {store}, read-only" == browser.find_element("id", "store").text
+    finally:
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    browser.get(server + "/")
+    wait(browser, lambda: by_css(browser, "#tabs a"))
+    assert cells(browser, "computations") == without  # the script's table is the same
+
+
+def test_the_clue_view_is_a_form(server, browser):
+    """No JSON to write: the game's numbers, the hand and each interrogation are fields;
+    the posterior shown is `clue infer`'s for the view the form holds."""
+    browser.get(server + "/#clue")
+    wait(browser, lambda: by_css(browser, "#clue-posterior"))
+    assert not by_css(browser, "textarea")
+    view = {"cards": 9, "hidden": 1, "players": 4, "me": 0, "hand": [1, 5],
+            "history": [{"asker": 0, "target": 1, "cards": [2, 3, 4], "shown": 3},
+                        {"asker": 1, "target": 2, "cards": [6, 7], "shown": True},
+                        {"asker": 2, "target": 3, "cards": [8, 9], "shown": False}]}
+
+    def shows(expected: dict) -> bool:
+        rows = cells(browser, "clue-posterior")
+        return [row[1].split(" = ")[0] for row in rows] == list(expected["p_hidden"].values())
+
+    wait(browser, lambda: shows(infer_view(view)))
+    by_css(browser, "#clue-remove-2")[0].click()  # seat 2's question goes
+    view["history"].pop()
+    wait(browser, lambda: shows(infer_view(view)))
+    for field, value in (("clue-asker", "3"), ("clue-target", "0"), ("clue-asked", "4,9")):
+        by_css(browser, f"#{field}")[0].send_keys(value)
+    from selenium.webdriver.support.ui import Select
+
+    Select(by_css(browser, "#clue-shown")[0]).select_by_value("false")
+    by_css(browser, "#clue-add")[0].click()
+    view["history"].append({"asker": 3, "target": 0, "cards": [4, 9], "shown": False})
+    wait(browser, lambda: shows(infer_view(view)))
+    assert len(cells(browser, "clue-history")) == 3
+
+
+def test_selected_gops_cards_are_visibly_selected_and_no_zero_is_negative(server, browser):
+    browser.get(server + "/#gops")
+    wait(browser, lambda: by_css(browser, "#gops-payoffs"))
+    by_css(browser, "#gops-hand-1")[0].click()
+    wait(browser, lambda: by_css(browser, "#gops-hand-1")[0].get_attribute("aria-pressed")
+         == "false")
+    off, on = by_css(browser, "#gops-hand-1")[0], by_css(browser, "#gops-hand-2")[0]
+    assert on.get_attribute("aria-pressed") == "true"
+    for prop in ("background-color", "color", "box-shadow"):
+        assert off.value_of_css_property(prop) != on.value_of_css_property(prop), prop
+    assert browser.execute_script(
+        "return [subgame.fixed(-0.00001, 4), subgame.fixed(-0.4, 3), subgame.fixed(0, 2)]"
+    ) == ["0.0000", "-0.400", "0.00"]
+    page = browser.find_element("tag name", "body").text
+    assert not re.search(r"[−-]0\.0+(?![0-9])", page)

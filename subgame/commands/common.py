@@ -7,6 +7,8 @@ import functools
 import inspect
 import json
 import os
+import select
+import signal
 import sys
 from typing import Annotated, Any, Callable, Optional, get_args, get_origin, get_type_hints
 
@@ -15,16 +17,48 @@ from rich.console import Console
 from typer.models import OptionInfo
 
 from subgame import interrupts
-from subgame.errors import MACHINE, SubgameError, integer_text, machine_error
+from subgame.errors import MACHINE, MachineRefused, SubgameError, integer_text, machine_error
 from subgame.options import RunOptions
 from subgame.storage.location import DEFAULT_STORE, STORE_ENV
 
-# Results; errors go to stderr as one plain line. No :name: emoji codes: loading their table
-# is 15 ms of every run's start.
-console = Console(emoji=False)
 # Exit statuses besides 0: 1 is a bug (an internal error), 2 a refusal (the user's to fix);
 # a family's `verify` that finds stored results disagreeing with theory exits with this.
 DISAGREES = 4
+# The reader of the output left (`| head -1`): the status of a process SIGPIPE ends.
+PIPE_CLOSED = 128 + signal.SIGPIPE
+
+
+def reader_left() -> bool:
+    """Whether stdout is a pipe whose reading end is closed (Linux's poll says POLLERR)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (OSError, ValueError):  # stdout closed or not a file
+        return False
+
+
+def output_goes_nowhere() -> None:
+    """What is left to print goes to /dev/null, so that writing it (and the interpreter's
+    last flush) raises nothing and prints nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+class PipedConsole(Console):
+    """A console that ends the command silently, as a process SIGPIPE ends, where the
+    reader of its output left (rich's own exits with status 1, a bug's)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        output_goes_nowhere()
+        raise typer.Exit(PIPE_CLOSED)
+
+
+# Results; errors go to stderr as one plain line. No :name: emoji codes: loading their table
+# is 15 ms of every run's start.
+console = PipedConsole(emoji=False)
 
 # The same --store as every run's (declared once, in RunOptions).
 StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]
@@ -40,7 +74,7 @@ def _figure_folder(out: str) -> str:
     return out
 
 
-OutOption = Annotated[str, typer.Option("--out", callback=_figure_folder,
+OutOption = Annotated[str, typer.Option("--out", callback=_figure_folder, metavar="<folder>",
                                         help="Folder for the PNG files.")]
 
 
@@ -93,19 +127,31 @@ def _strict_integer(info: Any) -> Callable[[Any], int]:
     return parse
 
 
-def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
-    """Every ``int`` (or optional int) option parsed by `_strict_integer` (a copy of its
-    typer.Option)."""
+def _integer(info: OptionInfo) -> None:
+    if info.parser is None:
+        info.parser = _strict_integer(info)
+        info.metavar = info.metavar or "<int>"  # (else the help shows the parser's name)
+
+
+def _text(info: OptionInfo) -> None:
+    info.metavar = info.metavar or "<text>"  # (else the help shows Python's <str>)
+
+
+def typed_options(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """Every ``int`` (or optional int) option parsed by `_strict_integer` and shown in the
+    help as ``<int>``; every text option without a metavar of its own shown as ``<text>``
+    (each a copy of its typer.Option)."""
+    changes = {int: _integer, Optional[int]: _integer, str: _text, Optional[str]: _text}
     changed = []
     for parameter in parameters:
         hint = parameter.annotation
-        if get_origin(hint) is Annotated and get_args(hint)[0] in (int, Optional[int]):
+        if get_origin(hint) is Annotated and get_args(hint)[0] in changes:
             base, *extras = get_args(hint)
-            extras = [copy.copy(extra) if isinstance(extra, OptionInfo) and extra.parser is None
-                      else extra for extra in extras]
+            extras = [copy.copy(extra) if isinstance(extra, OptionInfo) else extra
+                      for extra in extras]
             for extra in extras:
-                if isinstance(extra, OptionInfo) and extra.parser is None:
-                    extra.parser = _strict_integer(extra)
+                if isinstance(extra, OptionInfo):
+                    changes[base](extra)
             parameter = parameter.replace(annotation=Annotated[(base, *extras)])
         changed.append(parameter)
     return changed
@@ -114,7 +160,7 @@ def strict_integers(parameters: list[inspect.Parameter]) -> list[inspect.Paramet
 def command_from(body: Callable[..., None], parameters: list[inspect.Parameter],
                  like: Callable[..., Any], name: str) -> Callable:
     """``body(**values)`` as a Typer command taking ``parameters``, documented as ``like``."""
-    parameters = strict_integers(parameters)
+    parameters = typed_options(parameters)
     body.__signature__ = inspect.Signature(parameters)
     body.__annotations__ = {p.name: p.annotation for p in parameters}
     body.__doc__ = like.__doc__
@@ -155,6 +201,9 @@ def user_errors(command: Callable) -> Callable:
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise  # a verb's own exit status
+        except MachineRefused as exc:
+            _one_line(f"error: {exc}")
+            raise typer.Exit(MACHINE) from None
         except SubgameError as exc:
             _one_line(f"error: {exc}")
             raise typer.Exit(2) from None
@@ -162,9 +211,12 @@ def user_errors(command: Callable) -> Callable:
             _one_line("interrupted; run the same command again to resume")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into one line
-            interruption = interrupts.signalled()
+            interruption = interrupts.signalled(exc)
             if interruption is not None:  # e.g. the Prefect server the Ctrl-C also stopped
                 raise interruption from None
+            if isinstance(exc, BrokenPipeError) and reader_left():  # not a connection's
+                output_goes_nowhere()
+                raise typer.Exit(PIPE_CLOSED) from None
             if os.environ.get("SUBGAME_DEBUG"):
                 raise
             machine = machine_error(exc, kwargs.get("store") or os.environ.get(STORE_ENV)

@@ -17,15 +17,26 @@ from subgame.exact import counted
 FORMATS = ("csv", "parquet", "netcdf")
 TARGET = {"file_format": (Annotated[str, typer.Option(
               "--format", help=f"One of {', '.join(FORMATS)}.")], "csv"),
-          "out": (Annotated[str, typer.Option("--out", help="The file to write.")],
-                  inspect.Parameter.empty),
+          "out": (Annotated[str, typer.Option("--out", metavar="<file>", help=(
+                      "The file to write; - writes the table to stdout (csv or "
+                      "parquet)."))], inspect.Parameter.empty),
           "as_json": (JsonOption, False)}
 
 
-def check_target(out: str, file_format: str) -> None:
+STDOUT = "-"  # --out - : the table itself is the output
+
+
+def check_target(out: str, file_format: str, as_json: bool) -> None:
     """Refuse a format or a file name that cannot be written, before reading the store."""
     if file_format not in FORMATS:
         raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, got {file_format!r}")
+    if out == STDOUT:
+        if file_format == "netcdf":
+            raise InvalidInput("--out - writes csv or parquet; netCDF needs a file name")
+        if as_json:
+            raise InvalidInput("--out - writes the table to stdout: there is no room for "
+                               "--json's summary there")
+        return
     if not out.strip() or os.path.isdir(out):
         raise InvalidInput(f"--out needs a file name, got {out!r}")
     folder = os.path.dirname(os.path.abspath(out))
@@ -42,7 +53,8 @@ def estimated_bytes(frame: Any, file_format: str) -> int:
     the digits, so the frame's memory is no guide)."""
     if len(frame) == 0:
         return 0
-    sample = frame.head(SAMPLE_ROWS)
+    # rows spread over the whole table: later rows have more digits than the first
+    sample = frame.iloc[::max(1, len(frame) // SAMPLE_ROWS)]
     if file_format == "csv":
         per_row = len(sample.to_csv(index=False).encode()) / len(sample)
     else:  # binary formats: the values themselves, as a bound
@@ -58,25 +70,30 @@ def check_fits(frame: Any, out: str, file_format: str) -> int:
     from dask.utils import format_bytes
 
     size = estimated_bytes(frame, file_format)
-    free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
-    if size > free:
-        raise InvalidInput(f"{out!r} would take about {format_bytes(size)} and "
-                           f"{format_bytes(free)} is free there; choose fewer rows or "
-                           "another --out")
+    if out != STDOUT:  # (stdout's reader stores it where it will)
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(out))).free
+        if size > free:
+            raise InvalidInput(f"{out!r} would take about {format_bytes(size)} and "
+                               f"{format_bytes(free)} is free there; choose fewer rows or "
+                               "another --out")
     if size > ANNOUNCE_BYTES:
-        print(f"writing {out} (about {format_bytes(size)}, {counted(len(frame), 'row')})",
+        where = "the table to stdout" if out == STDOUT else out
+        print(f"writing {where} (about {format_bytes(size)}, {counted(len(frame), 'row')})",
               file=sys.stderr, flush=True)
     return size
 
 
 def write_table(frame: Any, out: str, file_format: str) -> None:
     """CSV and Parquet without the index; netCDF as a dataset over one dimension ``row``
-    (the netCDF4 format when netCDF4 or h5netcdf is installed, else scipy's netCDF3)."""
+    (the netCDF4 format when netCDF4 or h5netcdf is installed, else scipy's netCDF3); to
+    stdout where ``out`` is -."""
     if file_format == "csv":
-        frame.to_csv(out, index=False)
+        frame.to_csv(sys.stdout if out == STDOUT else out, index=False)
     elif file_format == "parquet":
         try:
-            frame.to_parquet(out, index=False)
+            if out == STDOUT:
+                sys.stdout.flush()
+            frame.to_parquet(sys.stdout.buffer if out == STDOUT else out, index=False)
         except ImportError as exc:
             raise InvalidInput("--format parquet needs pyarrow: pip install "
                                "'subgame[export]'") from exc
@@ -96,10 +113,12 @@ def export_command(table: Callable[..., Any]) -> Callable:
 
     def export(**values: Any) -> None:
         file_format, out, as_json = (values.pop(name) for name in TARGET)
-        check_target(out, file_format)
+        check_target(out, file_format, as_json)
         frame = table(**values)
         check_fits(frame, out, file_format)
         write_table(frame, out, file_format)
+        if out == STDOUT:
+            return
         emit({"file": out, "format": file_format, "rows": len(frame),
               "columns": list(frame.columns)}, as_json,
              lambda r: console.print(f"{r['file']}: {counted(r['rows'], 'row')}",

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Column
 
 from subgame.engine import RunListener
 from subgame.plan import Step
@@ -19,12 +21,22 @@ class ProgressDisplay(RunListener):
 
     progress: Progress | None = None
 
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console  # (rich's own, the terminal, when None)
+
     def run_started(self, computation: str, steps: int, steps_done: int) -> None:
         # Plain text, not markup: a computation's name is no rich markup (nor emoji code).
-        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("eta", markup=False),
-                                 TimeRemainingColumn(), transient=False)
+        # A long name gives way (an ellipsis), never the counts and times.
+        fixed = {"no_wrap": True, "overflow": "crop"}
+        self.progress = Progress(
+            TextColumn("{task.description}", markup=False, table_column=Column(
+                no_wrap=True, overflow="ellipsis", ratio=1, min_width=8)),
+            BarColumn(bar_width=16, table_column=Column(width=16, **fixed)),
+            MofNCompleteColumn(table_column=Column(min_width=9, justify="right", **fixed)),
+            TimeElapsedColumn(table_column=Column(width=8, **fixed)),
+            TextColumn("eta", markup=False, table_column=Column(width=3, **fixed)),
+            TimeRemainingColumn(table_column=Column(width=8, **fixed)),
+            expand=True, transient=False, console=self.console)
         self.progress.start()
         self.steps = self.progress.add_task(f"{computation} steps", total=steps,
                                             completed=steps_done)

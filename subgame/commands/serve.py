@@ -88,7 +88,7 @@ def serve(names: Annotated[Optional[list[str]], typer.Argument(
               "--file", help="Prefect deployments file (default: the one subgame ships, "
                              "deploy/prefect.yaml).")] = None,
           limit: Annotated[Optional[int], typer.Option(
-              "--limit", min=1, help="Flow runs at the same time (default: no limit).")] = None,
+              "--limit", min=1, metavar="<int>", help="Flow runs at the same time (default: no limit).")] = None,
           list_only: Annotated[bool, typer.Option(
               "--list", help="Print the file and the deployments it would serve (name, "
                              "schedules, parameters), then stop; needs no server.")] = False

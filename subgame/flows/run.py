@@ -14,7 +14,7 @@ from typing import Any
 
 from prefect import flow
 
-from subgame import families
+from subgame import families, interrupts
 from subgame.engine import Checked, check_run, run_computation
 from subgame.errors import MACHINE_ERRNOS, InvalidInput, SubgameError, machine_error
 from subgame.options import RunOptions
@@ -78,6 +78,8 @@ def run_flow(family: str, config: dict[str, Any], options: RunOptions = RunOptio
     if checked is None:
         checked = Checked([check_run(computation, options) for computation in
                            families.get(family).computations(family_options(family, config))])
+    else:
+        interrupts.reclaim_sigterm()
     return [run_computation(run, options, solve_step_task, checked.listener,
                             "Prefect flow").as_dict() for run in checked.runs]
 

@@ -343,6 +343,9 @@ def scan_store(url: str) -> list[Damage]:
             computations.append(node)
         elif _unreadable(document):
             damages.append(Damage(node, "", None, None, None, None, _unreadable(document)))
+    if not computations and not damages:
+        raise NotComputed(f"{url!r} holds Zarr groups but no subgame computation: nothing "
+                          "to verify")
     snapshot = parse(files.document("")) if "" in documents else None
     published = ((snapshot.get("consolidated_metadata") or {}).get("metadata") or {}
                  if isinstance(snapshot, dict) else {})

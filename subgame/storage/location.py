@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 import warnings
 import zipfile
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import fsspec
 
-from subgame.errors import InvalidInput, NotComputed
+from subgame.errors import MACHINE_ERRNOS, InvalidInput, MachineRefused, NotComputed
 
 if TYPE_CHECKING:
     import zarr
@@ -25,6 +26,9 @@ def resolve_store(url: str | None) -> str:
     if url is not None and not url.strip():
         raise InvalidInput("the store path is empty")
     url = url or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    if any(unicodedata.category(character) == "Cc" for character in url):
+        raise InvalidInput(f"the store path {url!r} holds a control character (a newline, a "
+                           "tab...): a path no other tool could name safely; give one without")
     protocol = fsspec.core.split_protocol(url)[0] or "file"
     try:
         fsspec.get_filesystem_class(protocol)
@@ -52,9 +56,12 @@ def check_store_location(url: str) -> None:
     probe = nearest_existing(url)
     if probe is None:
         return  # object stores have no such failure; credentials fail on first use
-    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
-        raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a writable "
-                           "directory")
+    if not os.path.isdir(probe):
+        raise InvalidInput(f"cannot use {url!r} as a store: {probe!r} is not a directory")
+    if not os.access(probe, os.W_OK):
+        raise MachineRefused(f"cannot use {url!r} as a store: this user cannot write in "
+                             f"{probe!r} (a permission, or a read-only file system); give "
+                             "write permission there or use another --store")
 
 
 def open_root(url: str, *, writable: bool) -> zarr.Group:
@@ -99,8 +106,10 @@ def reaching(url: str) -> Iterator[None]:
         if not isinstance(exc, (OSError, zipfile.BadZipFile)) and not (
                 botocore and isinstance(exc, botocore.BotoCoreError)):
             raise
-        raise InvalidInput(f"cannot use {url!r} as a store: "
-                           f"{getattr(exc, 'strerror', None) or exc}") from exc
+        refusal = MachineRefused if getattr(exc, "errno", None) in MACHINE_ERRNOS \
+            else InvalidInput
+        raise refusal(f"cannot use {url!r} as a store: "
+                      f"{getattr(exc, 'strerror', None) or exc}") from exc
 
 
 def publish_metadata(url: str) -> None:

@@ -1,6 +1,7 @@
 """The oracle's web application: a JSON API over one store, read-only, and the page.
 
-    GET  /                              the page (subgame/web/static/index.html)
+    GET  /                              the page (subgame/web/static/index.html), the
+                                        store's summary in it (subgame/web/summary.py)
     GET  /docs, /openapi.json           the API described (the page renders the JSON)
     GET  /api/computations              what the store holds, as `subgame status --json`
     GET  /api/families                  each family's query and oracle parameters
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -35,6 +36,7 @@ from subgame.commands.common import json_text
 from subgame.errors import InvalidInput, NotComputed, SubgameError
 from subgame.storage import find_computations
 from subgame.web.parameters import Parameter, parameters_of, parse_request
+from subgame.web.summary import summary_page
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {"app.js": "text/javascript", "style.css": "text/css",
@@ -110,8 +112,8 @@ def build_app(store: str, allow: Mapping[str, tuple[str, ...]] | None = None) ->
         return await call_next(request)
 
     @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html", media_type="text/html")
+    async def page() -> HTMLResponse:
+        return HTMLResponse(await run_in_threadpool(summary_page, store))
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> FileResponse:

@@ -31,12 +31,12 @@ def parse_allowed(entries: list[str]) -> dict[str, tuple[str, ...]]:
 @user_errors
 def web(store: StoreOption = None,
         host: Annotated[str, typer.Option(
-            "--host", help="Address to listen on; anything but this machine's own is "
+            "--host", metavar="<address>", help="Address to listen on; anything but this machine's own is "
                            "reachable from others.")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", min=0, max=65535,
+        port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="<int>",
                                           help="Port (0: any free one).")] = 8000,
         allow: Annotated[Optional[list[str]], typer.Option(
-            "--allow", help="OPTION=VALUE a request may give to an option the web otherwise "
+            "--allow", metavar="<option=value>", help="OPTION=VALUE a request may give to an option the web otherwise "
                             "fixes, e.g. board=FILE for a board CSV (repeat).")] = None) -> None:
     """Serve the store read-only: a JSON API (/docs) and a page to explore it and to play."""
     import uvicorn

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
+from subgame.errors import SEED_MAX
 from subgame.exact import counted
 from subgame.families.clue import HELP, read as stored
 from subgame.families.clue.game import infer_view
@@ -19,9 +20,9 @@ from subgame.inputs import read_json
 from subgame.storage import resolve_store
 
 LineupOption = Annotated[Optional[str], typer.Option(
-    "--lineup", help="The tournament's line-up, when the store holds several.")]
+    "--lineup", metavar="<text>", help="The tournament's line-up, when the store holds several.")]
 SeedOption = Annotated[Optional[int], typer.Option(
-    "--seed", help="The tournament's seed, when the store holds several.")]
+    "--seed", min=0, max=SEED_MAX, metavar="<int>", help="The tournament's seed, when the store holds several.")]
 
 
 def _lineup(text: str | None) -> str | None:
@@ -109,7 +110,7 @@ def plot(out: OutOption = "figures",
 
 @user_errors
 def infer_command(game: Annotated[str, typer.Option(
-                      "--game", help="One player's view of a game, as JSON (see docs/clue.md).")],
+                      "--game", metavar="<json>", help="One player's view of a game, as JSON (see docs/clue.md).")],
                   as_json: JsonOption = False) -> None:
     """P(hidden) per card and the most probable hidden set(s), by exact counting of the
     deals consistent with the view."""

@@ -28,7 +28,7 @@ import numpy as np
 import typer
 
 from subgame.computation import ComputationConfig
-from subgame.errors import InvalidInput, check_int
+from subgame.errors import SEED_MAX, InvalidInput, check_int
 from subgame.exact import counted
 from subgame.families.clue.game import COUNT_KEYS, STRATEGIES, check_point, simulate_batch
 from subgame.families.clue.game.tournament import MAX_ORDERED, QUANTITIES, SEATINGS
@@ -77,7 +77,8 @@ class ClueConfig(ComputationConfig):
     games: Annotated[int, typer.Option(
         "--games", help="Games per grid point; a later run with more games computes only "
                         "the new batches.")] = 1000
-    seed: Annotated[int, typer.Option("--seed", help="Root of the random streams.")] = 0
+    seed: Annotated[int, typer.Option("--seed", min=0, max=SEED_MAX,
+                                                   help="Root of the random streams.")] = 0
     lineup: Annotated[str, typer.Option(
         "--lineup", help="Strategies seated in this order, comma-separated; repeated "
                          "round the table when p exceeds them.")] = "core,weighted-inverse"
@@ -97,7 +98,7 @@ class ClueConfig(ComputationConfig):
             object.__setattr__(self, name, joined(sorted(values)))
         object.__setattr__(self, "lineup", joined(parse_lineup(self.lineup)))
         check_int("--games", self.games, 1, MAX_GAMES)
-        check_int("--seed", self.seed, 0)
+        check_int("--seed", self.seed, 0, SEED_MAX)
         check_plan_size(self.batches, len(self.points),
                         f"use --games {MAX_STEPS * BATCH_GAMES:,} or fewer (steps of "
                         f"{BATCH_GAMES} games)")

@@ -10,7 +10,7 @@ from rich.table import Table
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
 from subgame.commands.text import print_files
-from subgame.errors import InvalidInput, integer_text
+from subgame.errors import SEED_MAX, InvalidInput, integer_text
 from subgame.families.gops import HELP, read as stored
 from subgame.families.gops.plan import CardsOption, ObjectiveOption
 from subgame.family import documented
@@ -134,7 +134,7 @@ def plot(cards: CardsOption,
 @user_errors
 def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
              policy: Annotated[Optional[list[str]], typer.Option(
-                 "--policy", help="match, random, upcard+1, greedy-rank, optimal-points, "
+                 "--policy", metavar="<policy>", help="match, random, upcard+1, greedy-rank, optimal-points, "
                                   "optimal-win (repeat; default: all)")] = None,
              store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Policies of player one evaluated exactly against the stored optimal player two:
@@ -161,7 +161,8 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
 
 @user_errors
 def play(cards: CardsOption, objective: ObjectiveOption = "points",
-         seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of the prizes and "
+         seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=SEED_MAX, metavar="<int>",
+                                                     help="Seed of the prizes and "
                                                      "the machine's bids.")] = None,
          store: StoreOption = None) -> None:
     """Play against the stored optimal strategy: one bid per line on stdin (q quits, n

@@ -18,8 +18,8 @@ import numpy as np
 from subgame.errors import InvalidInput, NotComputed
 from subgame.families.gops import game as gops
 from subgame.families.gops.commands import parse_cards
-from subgame.families.gops.plan import check_objective, group_path
-from subgame.families.gops.read import query_state
+from subgame.families.gops.plan import check_objective
+from subgame.families.gops.read import opened, query_state
 from subgame.family import Oracle
 from subgame.storage import ComputationStore, resolve_store
 
@@ -81,7 +81,7 @@ def matrix_game(cards: int, hand: str, opponent: str, prizes: str, objective: st
             for name, text in (("hand", hand), ("opponent", opponent), ("prizes", prizes))]
     url = resolve_store(store)
     state = query_state(url, cards, *sets, None, objective, diff)
-    matrices = payoffs(ComputationStore.open(url, group_path(cards, objective)), cards,
+    matrices = payoffs(opened(url, cards, objective), cards,
                        *sets, objective, diff)
     rounds = []
     for k, X in matrices.items():

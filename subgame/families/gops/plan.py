@@ -63,7 +63,7 @@ BATCH_DECKS = 16
 MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
-CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
+CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS, metavar="<int>",
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
     "--objective", help="points (expected point difference) or win (P(win) - P(lose)).")]

@@ -12,10 +12,21 @@ from subgame.families.gops.plan import check_objective, group_path
 from subgame.storage import ComputationStore
 
 
+def opened(url: str, cards: int, objective: str) -> ComputationStore:
+    """The stored computation of (cards, objective); where there is none, NotComputed
+    naming the run that computes it."""
+    try:
+        return ComputationStore.open(url, group_path(cards, objective))
+    except NotComputed as exc:
+        objective_option = "" if objective == "points" else f" --objective {objective}"
+        raise NotComputed(f"{exc}; `subgame run gops --cards {cards}{objective_option} "
+                          f"--store {url}` computes it") from None
+
+
 def _stored_answer(url: str, cards: int, objective: str, ref: gops.StateRef) -> gops.StateAnswer:
     """The state ``ref`` read from the computation of (cards, objective)."""
     path = group_path(cards, objective)
-    store = ComputationStore.open(url, path)
+    store = opened(url, cards, objective)
     if not store.step_done(ref.level - 1):
         raise NotComputed(f"level j={ref.level} of {path} is not computed yet")
     level = f"j{ref.level}"
@@ -103,7 +114,7 @@ def strategy_levels(url: str, cards: int, objective: str):
     from subgame.families.gops.game.evaluate import StoredStrategies
 
     path = group_path(cards, objective)
-    store = ComputationStore.open(url, path)
+    store = opened(url, cards, objective)
     missing = [j for j in range(1, cards + 1)
                if not store.step_done(j - 1) or f"j{j}/strategies" not in store.group]
     if missing:
@@ -121,7 +132,7 @@ def strategy_levels(url: str, cards: int, objective: str):
 def refuse_without_upcard_values(url: str, cards: int, objective: str) -> None:
     """NotComputed unless every level stores its f_k (a run with --upcard-values all)."""
     path = group_path(cards, objective)
-    group = ComputationStore.open(url, path).group
+    group = opened(url, cards, objective).group
     missing = [j for j in range(1, cards + 1) if f"j{j}/upcard_values" not in group]
     if missing:
         raise NotComputed(f"{path} lacks per-upcard values at levels j={missing}: run "

@@ -6,7 +6,9 @@
   const s = window.subgame, el = s.el.bind(s);
   const range = n => Array.from({length: n}, (_, i) => i + 1);
   const list = set => [...set].sort((a, b) => a - b).join(",");
-  const signed = v => (v >= 0 ? "+" : "−") + Math.abs(v).toFixed(4);
+  // with its sign, but none where it rounds to zero (no −0.0000)
+  const signed = v => { const text = s.fixed(Math.abs(v), 4);
+    return (Number(text) === 0 ? "" : v > 0 ? "+" : "−") + text; };
   let chosen = null;   // the computation: {cards, objective}
   let state = null;    // explored state: {hand, opponent, prizes: Set, diff, upcard}
   let game = null;     // the game played, with its undo stack
@@ -59,6 +61,7 @@
     return el("div", {class: "cards"}, el("span", {class: "label"}, label),
       range(chosen.cards).map(c => el("button", {
         class: "card" + (set.has(c) ? " on" : ""), id: `gops-${id}-${c}`,
+        "aria-pressed": set.has(c) ? "true" : "false",
         onclick: () => { set.has(c) ? set.delete(c) : set.add(c); onchange(); }}, c)));
   }
 

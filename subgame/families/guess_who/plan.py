@@ -11,6 +11,7 @@ computes only the new bands (and the last band, if it was partial).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, Literal
@@ -73,6 +74,9 @@ class GuessWhoConfig(ComputationConfig):
 
     def group_path(self) -> str:
         return f"{FAMILY}/{self.rules}-B{self.band}"
+
+    def held_by(self) -> tuple["GuessWhoConfig", ...]:
+        return () if self.rules == "both" else (dataclasses.replace(self, rules="both"),)
 
     def constants(self) -> dict[str, Any]:
         return {"game": FAMILY, "kernel_version": KERNEL_VERSION}

@@ -113,7 +113,7 @@ def verify(board: BoardOption = CLASSIC, max_literals: LiteralsOption = 1,
            rules: RulesOption = "official", types: TypesOption = "none",
            max_sets: MaxSetsOption = DEFAULT_MAX_SETS,
            sample: Annotated[int, typer.Option(
-               "--sample", min=1, help="Pairs checked on boards of more than "
+               "--sample", min=1, metavar="<int>", help="Pairs checked on boards of more than "
                                        f"{stored.VERIFY_ALL_UP_TO} characters.")] = 2000,
            store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Exits with status 4 on any mismatch."""

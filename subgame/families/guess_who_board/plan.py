@@ -98,7 +98,7 @@ class BoardConfig(ComputationConfig):
     player and themselves (on sets)."""
 
     board: Annotated[str, typer.Option(
-        "--board", help="classic (shipped), or a board CSV file: a name column plus 0/1 or "
+        "--board", metavar="<classic or file>", help="classic (shipped), or a board CSV file: a name column plus 0/1 or "
                         "categorical columns.")] = CLASSIC
     max_literals: Annotated[int, typer.Option(
         "--max-literals", help="d: literals per question (trait or not-trait).")] = 1

@@ -24,7 +24,7 @@ import numpy as np
 import typer
 
 from subgame.computation import ComputationConfig
-from subgame.errors import InvalidInput, check_int
+from subgame.errors import SEED_MAX, InvalidInput, check_int
 from subgame.families.higher_lower import game as hl
 from subgame.family import parse_int_list
 from subgame.plan import (MAX_SHARDS_PER_STEP, MAX_STEPS, ArraySpec, ChunkGrid, ChunkMax, Plan,
@@ -217,7 +217,7 @@ class DeckConfig(ComputationConfig):
 
     def __post_init__(self) -> None:
         check_int("--games", self.games, 0, 10**12)
-        check_int("--seed", self.seed, 0)
+        check_int("--seed", self.seed, 0, SEED_MAX)
         most = MAX_SHARDS_PER_STEP // len(self.points) * GAMES_PER_SHARD
         check_plan_size(2, len(self.points) * self.batches,
                         f"use --games {most:,} or fewer for {len(self.points)} grid points "
@@ -334,7 +334,8 @@ class HigherLowerRun:
         "optimal,majority"
     games: Annotated[int, typer.Option(
         "--games", help="Monte Carlo games per grid point (0: exact DP only).")] = 0
-    seed: Annotated[int, typer.Option("--seed", help="Root of the random streams.")] = 0
+    seed: Annotated[int, typer.Option("--seed", min=0, max=SEED_MAX,
+                                                   help="Root of the random streams.")] = 0
 
 
 def computations(run: HigherLowerRun) -> list[ComputationConfig]:

@@ -46,6 +46,12 @@ const subgame = {
     container.replaceChildren(this.el("p", {class: kind || "error", role: "status"}, text));
   },
 
+  // v to `digits` decimals; a value that rounds to zero shows no sign (never −0.000).
+  fixed(v, digits) {
+    const text = v.toFixed(digits);
+    return Number(text) === 0 ? text.replace("-", "") : text;
+  },
+
   // Computations of one family in the store, finished or not.
   stored(family) { return this.computations.filter(c => c.family === family); },
 
@@ -76,7 +82,7 @@ const subgame = {
       const tr = this.el("tr", {}, this.el("th", {}, options.rows[i]));
       row.forEach((v, j) => {
         const shown = options.show === false || v === null ? "" :
-          (options.format ? options.format(v) : v.toFixed(options.digits ?? 3));
+          (options.format ? options.format(v) : this.fixed(v, options.digits ?? 3));
         tr.append(this.el("td", {style: `background:${this.colour(v, lo, hi)}`,
                                  title: options.title ? options.title(i, j) : null,
                                  "data-value": v}, shown));
