@@ -31,7 +31,7 @@ from subgame.storage import reading
 from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
                                       array_attrs, create_arrays, keep_compression,
-                                      marker_path, marker_spec)
+                                      keep_layout, marker_path, marker_spec, same_layout)
 
 if TYPE_CHECKING:  # (imported with the first store opened: `subgame.storage.zarr_settings`)
     import zarr
@@ -129,15 +129,19 @@ class ComputationStore:
         prepared, absent, constants, recreated = [], [], [], []
         for spec in specs:
             before = present.get(spec.path)
-            if before is not None and before.chunks == spec.chunks:
+            same = False
+            if before is not None:
+                spec = keep_layout(spec, before.shards, before.chunks)
+                same = same_layout(spec, before.shards, before.chunks)
+            if same:
                 spec = keep_compression(spec, [codec.to_dict() for codec in before.compressors])
             prepared.append(spec)
-            if before is not None and before.chunks != spec.chunks:
+            if before is not None and not same:
                 del self.group[spec.path]  # another layout: the caller reopens its writers
                 if spec.writer is not None:
                     recreated.append(spec)
             # (grown: compared before resizing; a recreated array holds no data yet)
-            fresh = before is None or before.chunks != spec.chunks
+            fresh = not same
             grown = not fresh and before.shape != spec.shape
             if fresh:
                 absent.append(spec)

@@ -29,7 +29,8 @@ from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach
                                               level_zero)
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
 from subgame.family import ComputationConfig
-from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
+from subgame.plan import (ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer,
+                          inner_chunks, sum_metrics)
 from subgame.storage.cache import cached
 
 if TYPE_CHECKING:
@@ -69,6 +70,10 @@ BATCH_DECKS = 16
 MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
+# The inner chunks of the sharded arrays (`subgame.plan.inner_chunks`): what a state query
+# reads and decodes of each array, against a whole shard's chunk (20 MB of strategies at
+# j = 5 of N = 10); smaller ones cost the shard that writes them more encoding calls.
+INNER_CHUNK_BYTES = 128 * 1024
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
@@ -245,19 +250,27 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     # saturated cells, which zstd at level 1 shrinks to 0.25-0.39 at over 1 GB/s (docs/gops.md,
     # "The floats stored as they are").
     floats = "none" if config.objective == "points" else "zstd-fast"
-    specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
-                       "float64", ("deck", *diff_dim, "pattern"), writer=writer,
-                       compression=floats)]
+
+    def sharded(shape: tuple[int, ...], itemsize: int, whole_axes: int) -> dict[str, Any]:
+        chunks = (rows, *shape[1:])
+        return {"shape": shape, "chunks": chunks, "inner_chunks": inner_chunks(
+            shape, chunks, itemsize, INNER_CHUNK_BYTES, whole_axes)}
+
+    # A state query reads one inner chunk of each array. The values keep whole decks in
+    # theirs: the next level's shards read them a deck at a time.
+    specs = [ArraySpec(f"j{j}/values", dtype="float64", dims=("deck", *diff_dim, "pattern"),
+                       writer=writer, compression=floats,
+                       **sharded((n_p, *diff, n_patterns), 8, 1 + len(diff)))]
     if config.with_upcard_values(j):
-        specs.append(ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
-                               (rows, *diff, n_patterns, j), "float64",
-                               ("deck", *diff_dim, "pattern", "upcard"), writer=writer,
-                               compression=floats))
+        specs.append(ArraySpec(f"j{j}/upcard_values", dtype="float64",
+                               dims=("deck", *diff_dim, "pattern", "upcard"), writer=writer,
+                               compression=floats,
+                               **sharded((n_p, *diff, n_patterns, j), 8, 1)))
     if config.with_strategies(j):
-        specs += [ArraySpec(f"j{j}/{name}", (n_p, *diff, n_patterns, j, j),
-                            (rows, *diff, n_patterns, j, j), "float32",
-                            ("deck", *diff_dim, "pattern", "upcard", "bid"), writer=writer,
-                            compression="zstd-fast")
+        specs += [ArraySpec(f"j{j}/{name}", dtype="float32",
+                            dims=("deck", *diff_dim, "pattern", "upcard", "bid"),
+                            writer=writer, compression="zstd-fast",
+                            **sharded((n_p, *diff, n_patterns, j, j), 4, 2))
                   for name in ("strategies", "strategies_two")]
     return specs + coordinate_arrays(config, j, n_patterns)
 
