@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import fsspec
@@ -420,10 +421,12 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
         members = list(root.members(max_depth=None))
     except ValueError as exc:  # some group's or array's metadata
         raise _unreadable(url, "") from exc
+    # An HTTP server's listing names each member as a link: percent-encoded ("+" as %2B).
+    over_http = fsspec.core.split_protocol(url)[0] in ("http", "https")
     for path, member in members:
         if isinstance(member, zarr.Group) and ("identity" in member.attrs
                                                or "config" in member.attrs):
-            yield path, member
+            yield (urllib.parse.unquote(path) if over_http else path), member
 
 
 def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:
