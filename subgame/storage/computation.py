@@ -18,10 +18,11 @@ killed run leaves at worst a shard recomputed, never one skipped.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.parse
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import fsspec
 import numpy as np
@@ -53,6 +54,7 @@ class ComputationStore:
         self.group = group
         self.group_path = group_path
         self._arrays: dict[str, zarr.Array] | None = None  # kept by a long-lived reader
+        self._members: dict[str, bool] | None = None  # likewise, what `has` found
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
@@ -183,6 +185,29 @@ class ComputationStore:
             self._arrays[path] = array
         return array
 
+    def has(self, path: str) -> bool:
+        """Whether the computation holds this array or group (a kept reader asks the store
+        once: a step that adds arrays rewrites the group's metadata, and `reading` opens the
+        computation afresh then)."""
+        if self._members is None:
+            return path in self.group
+        if path not in self._members:
+            self._members[path] = path in self.group
+        return self._members[path]
+
+    def entries(self, paths: Sequence[str], where: tuple) -> list[np.ndarray]:
+        """The entries at ``where`` of several arrays, read together: one trip into Zarr's
+        event loop for all, where each array's own read is a trip (a thread switch each
+        way, the longest part of a small read on a busy machine)."""
+        from zarr.core.sync import sync
+
+        arrays = [self.array(path)._async_array for path in paths]
+
+        async def read() -> list[np.ndarray]:
+            return list(await asyncio.gather(*(array.getitem(where) for array in arrays)))
+
+        return sync(read())
+
     def rows(self, path: str, ranks: np.ndarray) -> np.ndarray:
         """Rows ``ranks`` (sorted, unique) of an array, read a run of consecutive ranks at a
         time. Zarr's orthogonal indexing (``oindex[ranks]``) would turn the other axes' full
@@ -197,7 +222,7 @@ class ComputationStore:
 
     def keep_arrays(self) -> None:
         """Keep the arrays opened through this (read-only) computation (storage.reading)."""
-        self._arrays = {}
+        self._arrays, self._members = {}, {}
 
     def remove(self, path: str) -> None:
         if path in self.group:

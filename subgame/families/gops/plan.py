@@ -72,8 +72,10 @@ MIN_BATCHES = 16
 ZARR_CHUNKS_IN_FLIGHT = 10
 # The inner chunks of the sharded arrays (`subgame.plan.inner_chunks`): what a state query
 # reads and decodes of each array, against a whole shard's chunk (20 MB of strategies at
-# j = 5 of N = 10); smaller ones cost the shard that writes them more encoding calls.
-INNER_CHUNK_BYTES = 128 * 1024
+# j = 5 of N = 10). Zarr spends about 0.3 ms of CPU on each inner chunk it encodes, beyond
+# the codec's own work: at 128 KiB that was a third more CPU for N = 11 with every
+# level's strategies, at 1 MiB a few percent (bench/gops_layout.py, docs/publish.md).
+INNER_CHUNK_BYTES = 1 << 20
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
