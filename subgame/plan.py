@@ -152,7 +152,8 @@ class ArraySpec:
 def inner_chunks(shape: tuple[int, ...], chunks: tuple[int, ...], itemsize: int,
                  target_bytes: int, whole_axes: int) -> tuple[int, ...] | None:
     """Inner chunks of about ``target_bytes`` (at most that, or the ``whole_axes`` last axes
-    whole) for an array of this shape and chunks, None where a chunk is no larger.
+    whole) for an array of this shape and chunks, None where a chunk is no larger (or
+    would be its one inner chunk).
 
     The last ``whole_axes`` axes are kept whole, and as many axes before them as fit; the
     next axis is cut: an axis a chunk spans whole into near-equal pieces (the stored chunk
@@ -175,7 +176,7 @@ def inner_chunks(shape: tuple[int, ...], chunks: tuple[int, ...], itemsize: int,
             inner[axis] = max(d for d in range(1, fits + 1) if chunks[axis] % d == 0)
         inner[:axis] = [1] * axis
         break
-    return tuple(inner)
+    return tuple(inner) if tuple(inner) != tuple(chunks) else None
 
 
 @dataclass(frozen=True)
