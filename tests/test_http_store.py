@@ -9,7 +9,6 @@ import random
 import re
 import subprocess
 import sys
-import urllib.parse
 from pathlib import Path
 
 import pytest
