@@ -9,6 +9,8 @@ import random
 import re
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -118,3 +120,44 @@ def test_subgame_web_over_an_http_store_answers_as_locally(store, http_store):
     finally:
         stop(remote)
         stop(local)
+
+
+def test_web_workers_answer_alike_and_stop_with_their_parent(store):
+    process = subprocess.Popen([sys.executable, "-m", "subgame.cli", "web", "--store", store,
+                                "--port", "0", "--workers", "2"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True,
+                               cwd=Path(__file__).parents[1])
+    line = process.stdout.readline()
+    found = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
+    assert found, line
+    served = f"http://127.0.0.1:{found.group(1)}"
+    try:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        assert len(children) == 1
+        rng = random.Random(2)
+        states = [{key: text(cards) for key, cards in random_gops_state(rng, GOPS_CARDS).items()}
+                  for _ in range(16)]
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda state: fetch(
+                served, "/api/query/gops?" + "&".join(
+                    f"{k}={v}" for k, v in {"cards": GOPS_CARDS, **state}.items())), states))
+        for state, (status, body) in zip(states, answers):
+            assert status == 200 and body == subgame.query("gops", store, cards=GOPS_CARDS,
+                                                           **state)
+    finally:
+        stop(process)
+    assert stopped(int(children[0]))
+
+
+def stopped(pid: int, seconds: float = 60) -> bool:
+    """Whether the process ends (exits, or is a zombie) within ``seconds``: the parent's
+    death signal reaches it as the parent exits, and it then shuts down."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False

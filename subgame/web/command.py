@@ -65,29 +65,30 @@ def web(store: StoreOption = None,
     except OSError as exc:
         raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = listening.getsockname()[1]
-    console.print(f"serving {url} read-only at http://{host}:{bound}/ ; stop with Ctrl-C",
-                  soft_wrap=True, highlight=False)
     children = _fork_workers(workers)
+    if children is not None:  # the parent, once every process serves
+        console.print(f"serving {url} read-only at http://{host}:{bound}/ ; stop with Ctrl-C",
+                      soft_wrap=True, highlight=False)
     try:
         uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
             sockets=[listening])
     finally:
-        for pid in children:  # (a child's own list is empty)
+        for pid in children or ():
             os.kill(pid, signal.SIGTERM)
-        for pid in children:
+        for pid in children or ():
             os.waitpid(pid, 0)
 
 
-def _fork_workers(workers: int) -> list[int]:
+def _fork_workers(workers: int) -> list[int] | None:
     """Fork ``workers`` - 1 copies of this process, which serve the socket it listens on;
-    the parent gets their pids, a child an empty list. A request is answered in one
-    process's event loop and GIL: processes, not threads, answer several at once. A child
-    stops with its parent, however the parent ends (Linux's parent-death signal)."""
+    the parent gets their pids, a child None. A request is answered in one process's event
+    loop and GIL: processes, not threads, answer several at once. A child stops with its
+    parent, however the parent ends (Linux's parent-death signal)."""
     children = []
     for _ in range(workers - 1):
         pid = os.fork()
         if pid == 0:
             ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-            return []
+            return None
         children.append(pid)
     return children
