@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import partial
-from math import comb, prod
+from math import comb
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
@@ -253,21 +253,18 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     # "The floats stored as they are").
     floats = "none" if config.objective == "points" else "zstd-fast"
 
-    def sharded(shape: tuple[int, ...], itemsize: int, whole_axes: int,
-                target: int = INNER_CHUNK_BYTES) -> dict[str, Any]:
+    def sharded(shape: tuple[int, ...], itemsize: int, whole_axes: int) -> dict[str, Any]:
         chunks = (rows, *shape[1:])
         return {"shape": shape, "chunks": chunks, "inner_chunks": inner_chunks(
-            shape, chunks, itemsize, target, whole_axes)}
+            shape, chunks, itemsize, INNER_CHUNK_BYTES, whole_axes)}
 
-    # A state query reads one inner chunk of each array. The values of a chunk larger than
-    # an inner chunk hold one deck in each (a few thousand decks a level at most): the next
-    # level's shards read them a deck at a time, a query reads its deck's.
-    deck_bytes = 8 * prod((*diff, n_patterns))
-    specs = [ArraySpec(f"j{j}/values", dtype="float64", dims=("deck", *diff_dim, "pattern"),
-                       writer=writer, compression=floats,
-                       **sharded((n_p, *diff, n_patterns), 8, 1 + len(diff),
-                                 1 if rows * deck_bytes > INNER_CHUNK_BYTES
-                                 else INNER_CHUNK_BYTES))]
+    # A state query reads one inner chunk of f_k and of each strategy. The values stay one
+    # object a chunk: the next level's shards read them a few decks at a time, and an inner
+    # chunk a deck cost those reads 5-10 % more CPU at N = 10 (docs/publish.md); a query
+    # reads its values' chunk whole (1.6 MB at most, stored uncompressed).
+    specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
+                       "float64", ("deck", *diff_dim, "pattern"), writer=writer,
+                       compression=floats)]
     if config.with_upcard_values(j):
         specs.append(ArraySpec(f"j{j}/upcard_values", dtype="float64",
                                dims=("deck", *diff_dim, "pattern", "upcard"), writer=writer,
