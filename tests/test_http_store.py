@@ -1,6 +1,7 @@
 """A store served by a plain static file server (a real `python -m http.server` on a local
 port) answers every family's queries, `subgame query`, xarray and `subgame web` exactly as
-the local copy does, and is only ever read (GET and HEAD)."""
+the local copy does, and is only ever read (GET and HEAD); and `subgame web --workers 2`
+answers as one process does, and stops with its parent."""
 
 from __future__ import annotations
 
