@@ -273,6 +273,7 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
             app.add_typer(tools, name=name)
     app.command("status")(status.status)
     app.command("upgrade")(upgrade.upgrade)
+    app.command("publish")(__import__("subgame.commands.publish", fromlist=["publish"]).publish)
     app.command("serve")(serve.serve)
     app.command("web")(__import__("subgame.web.command", fromlist=["web"]).web)
     app.command("reproduce")(__import__("subgame.reproduce.command",

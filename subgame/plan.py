@@ -99,6 +99,12 @@ class ArraySpec:
     coordinates and constant tables. Arrays with a ``writer`` are written by shards.
     ``compression`` names the array's codecs (`subgame.storage.zarr_settings.COMPRESSIONS`);
     an array keeps those it was created with (`ComputationStore.ensure_arrays`).
+
+    ``inner_chunks``: the array is stored with Zarr 3's sharding codec, each chunk of
+    ``chunks`` (what one shard task writes, whole) one object made of independently
+    readable inner chunks of this shape, so that a reader of one entry reads and decodes
+    one inner chunk (`inner_chunks`). None: one chunk is one object (as every array of a
+    store written before the sharded layout).
     """
 
     path: str
@@ -111,6 +117,15 @@ class ArraySpec:
     writer: Writer | None = None
     constant: Callable[[], "np.ndarray"] | None = None
     compression: str = "zstd"
+    inner_chunks: tuple[int, ...] | None = None
+
+    def stored_chunks(self) -> tuple[int, ...]:
+        """The chunk shape Zarr records: ``chunks``, where sharded each axis rounded up to
+        a whole number of inner chunks (only an axis a chunk spans whole is ever rounded:
+        `inner_chunks`), as the sharding codec needs."""
+        if self.inner_chunks is None:
+            return self.chunks
+        return tuple(-(-c // i) * i for c, i in zip(self.chunks, self.inner_chunks))
 
     def to_attrs(self) -> dict[str, Any]:
         """The spec as JSON (a later stage's arrays are stored so a resume rebuilds them)."""
@@ -118,7 +133,8 @@ class ArraySpec:
                 "dtype": self.dtype, "dims": list(self.dims), "fill_value": self.fill_value,
                 "attrs": dict(self.attrs),
                 "writer": self.writer.to_attrs() if self.writer else None,
-                "compression": self.compression}
+                "compression": self.compression,
+                **({"inner_chunks": list(self.inner_chunks)} if self.inner_chunks else {})}
 
     @classmethod
     def from_attrs(cls, data: Mapping[str, Any]) -> "ArraySpec":
@@ -126,7 +142,39 @@ class ArraySpec:
         return cls(data["path"], tuple(data["shape"]), tuple(data["chunks"]), data["dtype"],
                    tuple(data["dims"]), data["fill_value"], dict(data["attrs"]),
                    Writer.from_attrs(data["writer"]) if data["writer"] else None,
-                   compression=data.get("compression", "zstd"))
+                   compression=data.get("compression", "zstd"),
+                   inner_chunks=tuple(data["inner_chunks"]) if data.get("inner_chunks")
+                   else None)
+
+
+def inner_chunks(shape: tuple[int, ...], chunks: tuple[int, ...], itemsize: int,
+                 target_bytes: int, whole_axes: int) -> tuple[int, ...] | None:
+    """Inner chunks of about ``target_bytes`` (at most that, or the ``whole_axes`` last axes
+    whole) for an array of this shape and chunks, None where a chunk is no larger (or
+    would be its one inner chunk).
+
+    The last ``whole_axes`` axes are kept whole, and as many axes before them as fit; the
+    next axis is cut: an axis a chunk spans whole into near-equal pieces (the stored chunk
+    then rounds it up, `ArraySpec.stored_chunks`), an axis split among chunks by the
+    largest divisor of its chunk that fits, so that inner chunks never straddle two
+    writers' regions; the axes before it one entry each."""
+    if prod(chunks) * itemsize <= target_bytes:
+        return None
+    inner = list(chunks)
+    span = itemsize * prod(chunks[len(chunks) - whole_axes:])
+    for axis in range(len(chunks) - whole_axes - 1, -1, -1):
+        if span * chunks[axis] <= target_bytes:
+            span *= chunks[axis]
+            continue
+        fits = max(1, target_bytes // span)
+        if chunks[axis] >= shape[axis]:
+            pieces = -(-chunks[axis] // fits)
+            inner[axis] = -(-chunks[axis] // pieces)
+        else:
+            inner[axis] = max(d for d in range(1, fits + 1) if chunks[axis] % d == 0)
+        inner[:axis] = [1] * axis
+        break
+    return tuple(inner) if tuple(inner) != tuple(chunks) else None
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ killed run leaves at worst a shard recomputed, never one skipped.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+import urllib.parse
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import fsspec
 import numpy as np
@@ -31,7 +33,7 @@ from subgame.storage import reading
 from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
                                       array_attrs, create_arrays, keep_compression,
-                                      marker_path, marker_spec)
+                                      keep_layout, marker_path, marker_spec, same_layout)
 
 if TYPE_CHECKING:  # (imported with the first store opened: `subgame.storage.zarr_settings`)
     import zarr
@@ -52,6 +54,7 @@ class ComputationStore:
         self.group = group
         self.group_path = group_path
         self._arrays: dict[str, zarr.Array] | None = None  # kept by a long-lived reader
+        self._members: dict[str, bool] | None = None  # likewise, what `has` found
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
@@ -129,15 +132,19 @@ class ComputationStore:
         prepared, absent, constants, recreated = [], [], [], []
         for spec in specs:
             before = present.get(spec.path)
-            if before is not None and before.chunks == spec.chunks:
+            same = False
+            if before is not None:
+                spec = keep_layout(spec, before.shards, before.chunks)
+                same = same_layout(spec, before.shards, before.chunks)
+            if same:
                 spec = keep_compression(spec, [codec.to_dict() for codec in before.compressors])
             prepared.append(spec)
-            if before is not None and before.chunks != spec.chunks:
+            if before is not None and not same:
                 del self.group[spec.path]  # another layout: the caller reopens its writers
                 if spec.writer is not None:
                     recreated.append(spec)
             # (grown: compared before resizing; a recreated array holds no data yet)
-            fresh = before is None or before.chunks != spec.chunks
+            fresh = not same
             grown = not fresh and before.shape != spec.shape
             if fresh:
                 absent.append(spec)
@@ -178,6 +185,29 @@ class ComputationStore:
             self._arrays[path] = array
         return array
 
+    def has(self, path: str) -> bool:
+        """Whether the computation holds this array or group (a kept reader asks the store
+        once: a step that adds arrays rewrites the group's metadata, and `reading` opens the
+        computation afresh then)."""
+        if self._members is None:
+            return path in self.group
+        if path not in self._members:
+            self._members[path] = path in self.group
+        return self._members[path]
+
+    def entries(self, paths: Sequence[str], where: tuple) -> list[np.ndarray]:
+        """The entries at ``where`` of several arrays, read together: one trip into Zarr's
+        event loop for all, where each array's own read is a trip (a thread switch each
+        way, the longest part of a small read on a busy machine)."""
+        from zarr.core.sync import sync
+
+        arrays = [self.array(path)._async_array for path in paths]
+
+        async def read() -> list[np.ndarray]:
+            return list(await asyncio.gather(*(array.getitem(where) for array in arrays)))
+
+        return sync(read())
+
     def rows(self, path: str, ranks: np.ndarray) -> np.ndarray:
         """Rows ``ranks`` (sorted, unique) of an array, read a run of consecutive ranks at a
         time. Zarr's orthogonal indexing (``oindex[ranks]``) would turn the other axes' full
@@ -192,7 +222,7 @@ class ComputationStore:
 
     def keep_arrays(self) -> None:
         """Keep the arrays opened through this (read-only) computation (storage.reading)."""
-        self._arrays = {}
+        self._arrays, self._members = {}, {}
 
     def remove(self, path: str) -> None:
         if path in self.group:
@@ -416,10 +446,12 @@ def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
         members = list(root.members(max_depth=None))
     except ValueError as exc:  # some group's or array's metadata
         raise _unreadable(url, "") from exc
+    # An HTTP server's listing names each member as a link: percent-encoded ("+" as %2B).
+    over_http = fsspec.core.split_protocol(url)[0] in ("http", "https")
     for path, member in members:
         if isinstance(member, zarr.Group) and ("identity" in member.attrs
                                                or "config" in member.attrs):
-            yield path, member
+            yield (urllib.parse.unquote(path) if over_http else path), member
 
 
 def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:

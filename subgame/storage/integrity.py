@@ -54,6 +54,7 @@ from subgame.storage.lock import StoreLock
 from subgame.storage.location import reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, PLAIN_GROUP, TEMPLATES_ATTR,
                                       array_differs, array_document, keep_compression,
+                                      keep_layout,
                                       invalid_specs, marker_path, parse, recorded_specs)
 
 FAILPOINT_ENV = "SUBGAME_FAILPOINT"
@@ -104,13 +105,18 @@ class Damage:
         return self.computation, self.array, self.chunk
 
 
+def _stored_chunks(array: zarr.Array) -> tuple[int, ...]:
+    """The shape of the array's stored objects: its shards where sharded, else its chunks."""
+    return array.shards or array.chunks
+
+
 def _grid(array: zarr.Array) -> tuple[int, ...]:
-    return tuple(-(-n // c) for n, c in zip(array.shape, array.chunks))
+    return tuple(-(-n // c) for n, c in zip(array.shape, _stored_chunks(array)))
 
 
 def _region(array: zarr.Array, chunk: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    return tuple((i * c, min((i + 1) * c, n)) for i, c, n in zip(chunk, array.chunks,
-                                                                  array.shape))
+    return tuple((i * c, min((i + 1) * c, n))
+                 for i, c, n in zip(chunk, _stored_chunks(array), array.shape))
 
 
 def chunk_owner(array: str, writer: Writer | None, chunk: tuple[int, ...],
@@ -237,8 +243,8 @@ def _scan_array(group_path: str, path: str, array: zarr.Array,
     for chunk in sorted(chunks):
         if len(chunk) != len(grid) or not all(i < g for i, g in zip(chunk, grid)):
             continue  # beyond the array: a smaller extent's leftover, never read
-        try:
-            array.blocks[chunk]
+        try:  # (a sharded object's index and each inner chunk carry their checksums)
+            array[tuple(slice(a, b) for a, b in _region(array, chunk))]
         except Exception as exc:  # noqa: BLE001 - checksum, codec or truncation: all damage
             owner = chunk_owner(path, writer, chunk, grid) or (None, None)
             yield Damage(group_path, path, chunk, _region(array, chunk), *owner, _reason(exc))
@@ -399,16 +405,26 @@ def plan_specs(store: ComputationStore, plan: Plan, files: _Files) -> dict[str, 
     specs = [spec for stage in plan.stages if isinstance(stage, Stage) for spec in stage.arrays]
     specs += [spec for stage in plan.stages if isinstance(stage, LaterStage)
               for spec in (store.built_stage(stage.name) or ((), ()))[0]]
-    return {spec.path: keep_compression(spec, _compressors(files.document(spec.path)))
-            for spec in specs}
+    return {spec.path: _as_stored(spec, files.document(spec.path)) for spec in specs}
 
 
-def _compressors(document: bytes | None) -> list[Any] | None:
-    """The codecs after the array-to-bytes codec in an array's metadata, None where it
-    is absent or unreadable."""
+def _as_stored(spec: ArraySpec, document: bytes | None) -> ArraySpec:
+    """The spec with the layout (`keep_layout`) and compression (`keep_compression`) that
+    the array's readable metadata names; unchanged where it is absent or unreadable."""
     found = parse(document)
     codecs = found.get("codecs") if isinstance(found, dict) else None
-    return codecs[1:] if isinstance(codecs, list) and codecs else None
+    if not isinstance(codecs, list) or not codecs or not isinstance(codecs[0], dict):
+        return spec
+    try:
+        chunks = tuple(found["chunk_grid"]["configuration"]["chunk_shape"])
+        if codecs[0].get("name") == "sharding_indexed":
+            inner = codecs[0]["configuration"]
+            shards, chunks, codecs = chunks, tuple(inner["chunk_shape"]), inner["codecs"]
+        else:
+            shards = None
+    except (KeyError, TypeError):
+        return spec
+    return keep_compression(keep_layout(spec, shards, chunks), codecs[1:])
 
 
 def repair_damage(store: ComputationStore, plan: Plan) -> list[Damage]:

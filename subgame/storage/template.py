@@ -56,12 +56,31 @@ def keep_compression(spec: ArraySpec, compressors: list[Any] | None) -> ArraySpe
     return spec if stored in (None, spec.compression) else replace(spec, compression=stored)
 
 
+def keep_layout(spec: ArraySpec, shards: tuple[int, ...] | None,
+                chunks: tuple[int, ...]) -> ArraySpec:
+    """The spec of an array already in the store with these ``shards`` and ``chunks`` (as
+    Zarr reports them): one stored without sharding in the spec's chunks (a store written
+    before the sharded layout) keeps that layout, its chunks and metadata as they are."""
+    if spec.inner_chunks is not None and shards is None and tuple(chunks) == spec.chunks:
+        return replace(spec, inner_chunks=None)
+    return spec
+
+
+def same_layout(spec: ArraySpec, shards: tuple[int, ...] | None,
+                chunks: tuple[int, ...]) -> bool:
+    """Whether an array with these ``shards`` and ``chunks`` is stored as the spec says."""
+    return (tuple(shards or chunks), tuple(chunks) if shards else None) == \
+        (spec.stored_chunks(), spec.inner_chunks)
+
+
 def _array_options(spec: ArraySpec) -> dict[str, Any]:
     """How an array of the plan is created: its document is these options as Zarr writes
     them (`array_documents`)."""
     from subgame.storage.zarr_settings import COMPRESSIONS
 
-    return {"shape": spec.shape, "chunks": spec.chunks, "dtype": spec.dtype,
+    layout = ({"chunks": spec.inner_chunks, "shards": spec.stored_chunks()}
+              if spec.inner_chunks else {"chunks": spec.chunks})
+    return {"shape": spec.shape, **layout, "dtype": spec.dtype,
             "fill_value": spec.fill_value, "dimension_names": spec.dims,
             "compressors": COMPRESSIONS[spec.compression], "attributes": array_attrs(spec)}
 

@@ -34,3 +34,6 @@ zarr.config.set({"array.write_empty_chunks": True})
 # A live run's lock file (``.lock``, `subgame.storage.lock`) sits among the arrays; it is
 # ours, not a stray object, wherever a group's members are listed (status, upgrade, ...).
 warnings.filterwarnings("ignore", message=r"Object at .*\.lock is not recognized")
+# Likewise the files `subgame publish` adds at a store's root (`subgame.storage.publish`).
+warnings.filterwarnings("ignore", message=r"Object at (CITATION\.cff|PROVENANCE\.json|"
+                                          r"MANIFEST\.json) is not recognized")

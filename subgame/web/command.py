@@ -1,7 +1,11 @@
-"""`subgame web --store S [--host 127.0.0.1] [--port 8000]`: serve the store until stopped."""
+"""`subgame web --store S [--host 127.0.0.1] [--port 8000] [--workers K]`: serve the store
+until stopped."""
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import socket
 from typing import Annotated, Optional
 
@@ -36,8 +40,13 @@ def web(store: StoreOption = None,
         port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="<int>",
                                           help="Port (0: any free one).")] = 8000,
         allow: Annotated[Optional[list[str]], typer.Option(
-            "--allow", metavar="<option=value>", help="OPTION=VALUE a request may give to an option the web otherwise "
-                            "fixes, e.g. board=FILE for a board CSV (repeat).")] = None) -> None:
+            "--allow", metavar="<option=value>",
+            help="OPTION=VALUE a request may give to an option the web otherwise "
+                 "fixes, e.g. board=FILE for a board CSV (repeat).")] = None,
+        workers: Annotated[int, typer.Option(
+            "--workers", min=1, max=64, metavar="<int>",
+            help="Processes answering on the same socket (the kernel shares the "
+                 "connections among them): up to one per core.")] = 1) -> None:
     """Serve the store read-only: a JSON API (/docs) and a page to explore it and to play."""
     import uvicorn
 
@@ -57,7 +66,30 @@ def web(store: StoreOption = None,
     except OSError as exc:
         raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = listening.getsockname()[1]
-    console.print(f"serving {url} read-only at http://{host}:{bound}/ ; stop with Ctrl-C",
-                  soft_wrap=True, highlight=False)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
-        sockets=[listening])
+    children = _fork_workers(workers)
+    if children is not None:  # the parent, once every process serves
+        console.print(f"serving {url} read-only at http://{host}:{bound}/ ; stop with Ctrl-C",
+                      soft_wrap=True, highlight=False)
+    try:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
+            sockets=[listening])
+    finally:
+        for pid in children or ():
+            os.kill(pid, signal.SIGTERM)
+        for pid in children or ():
+            os.waitpid(pid, 0)
+
+
+def _fork_workers(workers: int) -> list[int] | None:
+    """Fork ``workers`` - 1 copies of this process, which serve the socket it listens on;
+    the parent gets their pids, a child None. A request is answered in one process's event
+    loop and GIL: processes, not threads, answer several at once. A child stops with its
+    parent, however the parent ends (Linux's parent-death signal)."""
+    children = []
+    for _ in range(workers - 1):
+        pid = os.fork()
+        if pid == 0:
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+            return None
+        children.append(pid)
+    return children

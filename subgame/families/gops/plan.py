@@ -29,7 +29,8 @@ from subgame.families.gops.game.cards import deck_labels, subsets
 from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach, diff_max,
                                               level_zero)
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
-from subgame.plan import ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer, sum_metrics
+from subgame.plan import (ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer,
+                          inner_chunks, sum_metrics)
 from subgame.storage.cache import cached
 
 if TYPE_CHECKING:
@@ -63,6 +64,11 @@ BATCH_DECKS = 16
 MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
+# The inner chunks of the sharded arrays (`subgame.plan.inner_chunks`): what a state query
+# reads and decodes of each array, against a whole shard's chunk (20 MB of strategies at
+# j = 5 of N = 10). Zarr spends CPU on each inner chunk it encodes, beyond the codec's
+# own work, so smaller inner chunks cost solving more (bench/gops_layout.py measures it).
+INNER_CHUNK_BYTES = 1 << 20
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS, metavar="<int>",
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
@@ -236,19 +242,29 @@ def level_arrays(config: GopsConfig, j: int, n_patterns: int) -> list[ArraySpec]
     # cent; win's are mostly saturated cells (-1, 0, 1), which zstd at level 1 shrinks
     # several times over, fast.
     floats = "none" if config.objective == "points" else "zstd-fast"
+
+    def sharded(shape: tuple[int, ...], itemsize: int, whole_axes: int) -> dict[str, Any]:
+        chunks = (rows, *shape[1:])
+        return {"shape": shape, "chunks": chunks, "inner_chunks": inner_chunks(
+            shape, chunks, itemsize, INNER_CHUNK_BYTES, whole_axes)}
+
+    # A state query reads one inner chunk of f_k and of each strategy. The values stay one
+    # object a chunk: the next level's shards read them a few decks at a time, and an inner
+    # chunk a deck costs those reads more CPU (bench/gops_layout.py); a query
+    # reads its values' chunk whole (1.6 MB at most, stored uncompressed).
     specs = [ArraySpec(f"j{j}/values", (n_p, *diff, n_patterns), (rows, *diff, n_patterns),
                        "float64", ("deck", *diff_dim, "pattern"), writer=writer,
                        compression=floats)]
     if config.with_upcard_values(j):
-        specs.append(ArraySpec(f"j{j}/upcard_values", (n_p, *diff, n_patterns, j),
-                               (rows, *diff, n_patterns, j), "float64",
-                               ("deck", *diff_dim, "pattern", "upcard"), writer=writer,
-                               compression=floats))
+        specs.append(ArraySpec(f"j{j}/upcard_values", dtype="float64",
+                               dims=("deck", *diff_dim, "pattern", "upcard"), writer=writer,
+                               compression=floats,
+                               **sharded((n_p, *diff, n_patterns, j), 8, 1)))
     if config.with_strategies(j):
-        specs += [ArraySpec(f"j{j}/{name}", (n_p, *diff, n_patterns, j, j),
-                            (rows, *diff, n_patterns, j, j), "float32",
-                            ("deck", *diff_dim, "pattern", "upcard", "bid"), writer=writer,
-                            compression="zstd-fast")
+        specs += [ArraySpec(f"j{j}/{name}", dtype="float32",
+                            dims=("deck", *diff_dim, "pattern", "upcard", "bid"),
+                            writer=writer, compression="zstd-fast",
+                            **sharded((n_p, *diff, n_patterns, j, j), 4, 2))
                   for name in ("strategies", "strategies_two")]
     return specs + coordinate_arrays(config, j, n_patterns)
 

@@ -30,7 +30,7 @@ def _stored_answer(url: str, cards: int, objective: str, ref: gops.StateRef) -> 
     if not store.step_done(ref.level - 1):
         raise NotComputed(f"level j={ref.level} of {path} is not computed yet")
     level = f"j{ref.level}"
-    with_strategies = f"{level}/strategies" in store.group
+    with_strategies = store.has(f"{level}/strategies")
     if ref.saturated:
         return gops.saturated_answer(ref, with_strategies)
     if objective == "points":
@@ -38,12 +38,10 @@ def _stored_answer(url: str, cards: int, objective: str, ref: gops.StateRef) -> 
     else:  # the difference axis holds d + diff_max
         diff_max = (store.array(f"{level}/values").shape[1] - 1) // 2
         where = (ref.p_rank, ref.diff + diff_max, ref.pattern)
-    strategies = ({name: store.array(f"{level}/{name}")[where]
-                   for name in ("strategies", "strategies_two")} if with_strategies else {})
-    upcard_values = (store.array(f"{level}/upcard_values")[where]
-                     if f"{level}/upcard_values" in store.group else None)
-    return gops.answer(ref, store.array(f"{level}/values")[where], upcard_values,
-                       **strategies)
+    names = ["values", *(["upcard_values"] if store.has(f"{level}/upcard_values") else []),
+             *(["strategies", "strategies_two"] if with_strategies else [])]
+    found = dict(zip(names, store.entries([f"{level}/{name}" for name in names], where)))
+    return gops.answer(ref, found.pop("values"), found.pop("upcard_values", None), **found)
 
 
 def locate(cards: int, hand, opponent, prizes, objective: str = "points",
