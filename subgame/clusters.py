@@ -42,6 +42,11 @@ DEFAULT_CONNECT_TIMEOUT = "30s"
 # freed heap stays with the worker.
 LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+# A batch job that ends early (scancel, a lost node, its walltime, a worker retiring at its
+# lifetime) leaves the cluster one job short once Dask gives its worker up
+# (distributed.deploy.lost-worker-timeout); asking again for the profile's number of
+# workers this often submits the replacement.
+REPLACE_JOBS_EVERY_MS = 5000
 
 
 class ClusterUnavailable(SubgameError):
@@ -155,8 +160,11 @@ class ClusterProfile:
 
         cluster = None if self.kind == "scheduler" else self._make_cluster()
         try:
+            keeper = None
             if cluster is not None and self.kind != "local":
                 cluster.scale(self.workers or 1)
+                if self.kind in BATCH_KINDS:
+                    keeper = _keep_workers(cluster, self.workers or 1)
             # Not the process's default client: an embedder's own dask computations (xarray
             # reading the store afterwards) keep their scheduler when the run ends.
             client = Client(cluster if cluster is not None else self.address,
@@ -167,7 +175,7 @@ class ClusterProfile:
             raise ClusterUnavailable(f"cannot reach the Dask scheduler "
                                      f"{self.address or ''} of profile {self.name!r} within "
                                      f"{self.connect_timeout}: {exc}") from None
-        return RunningCluster(client, cluster)
+        return RunningCluster(client, cluster, keeper)
 
     def _make_cluster(self):
         """The cluster object (no workers asked for yet, except a local one's)."""
@@ -215,14 +223,28 @@ def _local_worker_malloc():
                 os.environ[name] = value
 
 
+def _keep_workers(cluster, workers: int):
+    """A periodic callback on the cluster's event loop that asks for ``workers`` again
+    (REPLACE_JOBS_EVERY_MS), started there."""
+    from tornado.ioloop import PeriodicCallback
+
+    keeper = PeriodicCallback(lambda: cluster.scale(workers), REPLACE_JOBS_EVERY_MS)
+    cluster.loop.add_callback(keeper.start)
+    return keeper
+
+
 @dataclass
 class RunningCluster:
-    """A client and, when this process started it, the cluster to close with it."""
+    """A client and, when this process started it, the cluster to close with it (and the
+    callback that replaces its lost batch jobs)."""
 
     client: Any
     cluster: Any = None
+    keeper: Any = None
 
     def close(self) -> None:
+        if self.keeper is not None:
+            self.cluster.loop.add_callback(self.keeper.stop)
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
