@@ -89,14 +89,15 @@ def test_a_slurm_run_equals_a_local_run(tmp_path, slurm):
 def run_toy_on_slurm(config: ToyConfig, store: str, profile: str) -> threading.Thread:
     outcome: dict = {}
     thread = threading.Thread(target=lambda: outcome.update(report=run_computation(
-        config, RunOptions(store, cluster=profile))))
+        config, RunOptions(store, cluster=profile))), daemon=True)
     thread.outcome = outcome
     thread.start()
     return thread
 
 
 def assert_toy_complete(thread: threading.Thread, config: ToyConfig, store: str) -> None:
-    thread.join(timeout=300)
+    thread.join(timeout=180)
+    assert not thread.is_alive(), "the run is stuck: no worker left to compute"
     report = thread.outcome["report"]
     assert report.steps_computed == [f"k={k}" for k in range(config.levels)] + ["distinct"]
     assert report.shards_computed == config.levels * config.shards + 1
