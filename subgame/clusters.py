@@ -69,6 +69,42 @@ class WorkerLifetime:
 
 
 @dataclass(frozen=True)
+class BatchJob:
+    """One batch job of a profile, read from its dask-jobqueue options: its worker
+    processes, cores and memory, its walltime, and how long its workers stay (their
+    lifetime, else the walltime)."""
+
+    processes: int
+    cores: int
+    memory_bytes: int | None
+    walltime: str | None
+    stay_seconds: float | None
+
+    @property
+    def threads_per_worker(self) -> int:
+        return max(1, self.cores // self.processes)
+
+    @property
+    def worker_memory_bytes(self) -> int | None:
+        return None if self.memory_bytes is None else self.memory_bytes // self.processes
+
+    def at_once(self, workers: int) -> int:
+        """Jobs that hold ``workers`` workers at a time."""
+        return -(-workers // self.processes)
+
+
+def walltime_seconds(walltime: str) -> float:
+    """A batch queue's walltime in seconds, as Slurm reads it: minutes, MM:SS, HH:MM:SS,
+    or D-HH, D-HH:MM, D-HH:MM:SS (PBS writes HH:MM:SS)."""
+    days, dash, clock = str(walltime).rpartition("-")
+    parts = [float(part) for part in clock.split(":")]
+    if not 1 <= len(parts) <= 3 or min(parts) < 0 or (dash and not days):
+        raise ValueError(walltime)
+    units = (3600, 60, 1) if dash else {1: (60,), 2: (60, 1), 3: (3600, 60, 1)}[len(parts)]
+    return 86400 * float(days or 0) + sum(part * unit for part, unit in zip(parts, units))
+
+
+@dataclass(frozen=True)
 class ClusterProfile:
     """One way to get Dask workers. ``options`` are the keyword arguments of the
     dask-jobqueue or dask-kubernetes cluster class, passed through as written."""
@@ -132,6 +168,27 @@ class ClusterProfile:
             options["worker_extra_args"] = [*options.get("worker_extra_args", []),
                                             *self.lifetime.worker_args()]
         return options
+
+    def batch_job(self) -> BatchJob:
+        """The shape of this (slurm or pbs) profile's jobs; a value that does not read is
+        one clear error."""
+        from dask.utils import parse_bytes, parse_timedelta
+
+        options, where = self.options, f"cluster profile {self.name!r}"
+        try:
+            processes = int(options.get("processes") or 1)
+            cores = int(options.get("cores") or processes)
+            memory = parse_bytes(options["memory"]) if options.get("memory") else None
+            walltime = options.get("walltime")
+            stay = parse_timedelta(self.lifetime.lifetime) if self.lifetime else \
+                walltime_seconds(walltime) if walltime else None
+        except (ValueError, TypeError, KeyError):
+            raise InvalidInput(f"{where}: options cores, processes, memory, walltime (and "
+                               f"lifetime) must read as in deploy/clusters/{self.kind}.yaml"
+                               ) from None
+        if processes < 1 or cores < processes:
+            raise InvalidInput(f"{where}: a job needs 1 <= processes <= cores")
+        return BatchJob(processes, cores, memory, walltime, stay)
 
     def probe(self) -> None:
         """Fail fast, before a flow run starts: a scheduler that does not answer, or an

@@ -78,6 +78,11 @@ class ComputationConfig:
         estimate, written beside the solver it describes. None: not estimated (no check)."""
         return None
 
+    def core_seconds(self) -> float | None:
+        """CPU seconds of every shard of this computation on one core, from costs measured
+        with the family's solver (--dry-run's compute time). None: not estimated."""
+        return None
+
 
 @dataclass(frozen=True)
 class Oracle:
