@@ -75,10 +75,12 @@ ZARR_CHUNKS_IN_FLIGHT = 10
 # matrix_games in `subgame status --json` (j = 4..9; a level that stores strategies took
 # 1.02x at j = 9, `--strategies top:3`).  Beyond j = 9, the power law fitted to
 # j = 6..9 in log-log (a game's simplex grows with its j x j matrix); below j = 4, j = 4's.
-# The specialised kernel of the largest levels is faster than this (docs/cluster.md).
+# A level on the kernel specialised to its j (SPECIALISE_WORK) takes 1/SPECIALISED_SPEEDUP
+# of that: j = 8 of `--cards 12 --strategies none`, 0.334 us a game against 0.421.
 SHARD_SECONDS_A_GAME = {4: 0.107e-6, 5: 0.145e-6, 6: 0.206e-6, 7: 0.313e-6, 8: 0.421e-6,
                         9: 0.565e-6}
 GAME_SECONDS_FIT = (2.518e-9, 2.466)  # c j^p seconds
+SPECIALISED_SPEEDUP = 1.26
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS,
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
@@ -219,9 +221,11 @@ class GopsConfig(ComputationConfig):
     def game_seconds(self, j: int) -> float:
         """CPU seconds a matrix game of level j takes in a shard (SHARD_SECONDS_A_GAME)."""
         if j in SHARD_SECONDS_A_GAME or j < min(SHARD_SECONDS_A_GAME):
-            return SHARD_SECONDS_A_GAME[max(j, min(SHARD_SECONDS_A_GAME))]
-        factor, power = GAME_SECONDS_FIT
-        return factor * j ** power
+            seconds = SHARD_SECONDS_A_GAME[max(j, min(SHARD_SECONDS_A_GAME))]
+        else:
+            factor, power = GAME_SECONDS_FIT
+            seconds = factor * j ** power
+        return seconds / SPECIALISED_SPEEDUP if self.kernel(j) == "specialised" else seconds
 
     def core_seconds(self) -> float | None:
         """Every level's matrix games at their measured cost; not estimated under the win
