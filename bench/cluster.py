@@ -77,19 +77,6 @@ def measure(job: str, way: list[str], remote_workers: bool, env: dict[str, str])
     return {"wall": wall, "cpu": cpu, "steps": steps, "shards_cpu": shards_cpu, "load": load}
 
 
-def slurm_profile(folder: Path) -> str:
-    import yaml
-
-    profile = {"kind": "slurm", "workers": 2, "options": {
-        "cores": 1, "processes": 1, "memory": "4GB", "walltime": "01:00:00",
-        "queue": "debug", "log_directory": str(folder / "jobs"),
-        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
-        "job_script_prologue": ["export NUMBA_NUM_THREADS=1"]}}
-    path = folder / "slurm-here.yaml"
-    path.write_text(yaml.safe_dump(profile))
-    return str(path)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--job", action="append", help=f"`subgame run` arguments {JOBS}")
@@ -105,11 +92,11 @@ def main() -> None:
         ways = {"in process": ([], False),
                 "flow, local": (["--orchestrate", "prefect", "--workers", "2"], False)}
         if options.slurm:
-            from tests.slurm_local import local_slurm
+            from tests.slurm_local import local_slurm, profile_file
 
             slurm = stack.enter_context(local_slurm(folder / "slurm"))
             env["SLURM_CONF"] = slurm.env["SLURM_CONF"]
-            ways["flow, slurm"] = (["--cluster", slurm_profile(folder)], True)
+            ways["flow, slurm"] = (["--cluster", profile_file(folder, memory="4GB")], True)
         for job in options.job or JOBS:
             subgame("run", *job.split(), "--store", str(folder / "warm.zarr"), env=env)
             print(f"== {job} (numba's cache warmed by an untimed run)", flush=True)

@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+import yaml
+
+from tests.ops_helpers import free_port
+
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo")
 PARTITION = "debug"
 
@@ -30,10 +34,19 @@ class SlurmDidNotStart(RuntimeError):
     """A daemon is missing, exited, or the node never became idle."""
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def profile_file(folder: Path, workers: int = 2, memory: str = "1GB",
+                 lifetime: dict | None = None) -> str:
+    """A cluster profile as deploy/clusters/slurm.yaml writes one, sized for this Slurm:
+    one single-threaded worker per job, the scheduler and its dashboard on loopback (one
+    node), job logs in ``folder``/jobs."""
+    profile = {"kind": "slurm", "workers": workers, "lifetime": lifetime, "options": {
+        "cores": 1, "processes": 1, "memory": memory, "walltime": "01:00:00",
+        "queue": PARTITION, "log_directory": str(folder / "jobs"),
+        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
+        "job_script_prologue": ["export NUMBA_NUM_THREADS=1"]}}
+    path = folder / "slurm-here.yaml"
+    path.write_text(yaml.safe_dump(profile))
+    return str(path)
 
 
 def slurm_conf(folder: Path, node: str, cpus: int, memory_mb: int) -> str:

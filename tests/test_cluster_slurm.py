@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import os
 import threading
-from pathlib import Path
 
 import dask
 import dask_jobqueue  # noqa: F401 - here: it sets a SIGINT handler, which only the main thread may
 import numpy as np
 import pytest
-import yaml
 import zarr
 from typer.testing import CliRunner
 
@@ -23,7 +21,7 @@ from subgame.engine import run_computation
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
 from tests.ops_helpers import ROOT, progress, wait_for
-from tests.slurm_local import LocalSlurm, local_slurm
+from tests.slurm_local import LocalSlurm, local_slurm, profile_file
 from tests.store_compare import assert_stores_equal
 from tests.toy_family.plan import ToyConfig, expected
 
@@ -35,35 +33,14 @@ def slurm(tmp_path_factory):
     """The local Slurm, its configuration in this process's environment (dask-jobqueue
     calls sbatch, squeue and scancel with it) and the repository on the jobs' path (they
     unpickle the toy family's functions)."""
-    saved = {name: os.environ.get(name) for name in ("SLURM_CONF", "PYTHONPATH")}
     # A lost worker is given up after 2 s instead of 15, so that its job's replacement
     # joins while the test's short run still has shards to hand it.
     with local_slurm(tmp_path_factory.mktemp("slurm")) as running, \
-            dask.config.set({"distributed.deploy.lost-worker-timeout": "2s"}):
-        os.environ["SLURM_CONF"] = running.env["SLURM_CONF"]
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            [str(ROOT), *filter(None, [saved["PYTHONPATH"]])])
-        try:
-            yield running
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
-
-
-def slurm_profile(folder: Path, workers: int = 2, lifetime: dict | None = None) -> str:
-    """A profile as deploy/clusters/slurm.yaml writes one, sized for this machine: one
-    single-threaded worker per job, the scheduler on loopback (one node)."""
-    profile = {"kind": "slurm", "workers": workers, "lifetime": lifetime, "options": {
-        "cores": 1, "processes": 1, "memory": "1GB", "walltime": "00:10:00",
-        "queue": "debug", "log_directory": str(folder / "jobs"),
-        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
-        "job_script_prologue": ["export NUMBA_NUM_THREADS=1"]}}
-    path = folder / "slurm-here.yaml"
-    path.write_text(yaml.safe_dump(profile))
-    return str(path)
+            dask.config.set({"distributed.deploy.lost-worker-timeout": "2s"}), \
+            pytest.MonkeyPatch.context() as environ:
+        environ.setenv("SLURM_CONF", running.env["SLURM_CONF"])
+        environ.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
+        yield running
 
 
 def no_jobs_left(slurm: LocalSlurm) -> None:
@@ -76,7 +53,7 @@ def test_a_slurm_run_equals_a_local_run(tmp_path, slurm):
     on_slurm = str(tmp_path / "slurm.zarr")
     result = CliRunner().invoke(app, [
         "run", "gops", "--cards", "6", "--shard-states", "20", "--store", on_slurm,
-        "--cluster", slurm_profile(tmp_path), "--json"])
+        "--cluster", profile_file(tmp_path), "--json"])
     assert result.exit_code == 0, result.output + slurm.logs()
     (report,) = json.loads(result.stdout)
     assert report["orchestration"] != "in process" and report["steps_computed"]
@@ -109,7 +86,7 @@ def assert_toy_complete(thread: threading.Thread, config: ToyConfig, store: str)
 def test_a_job_cancelled_mid_level_is_replaced_and_nothing_is_lost(tmp_path, slurm):
     config = ToyConfig(levels=3, shards=6, delay=1.0)
     store = str(tmp_path / "s.zarr")
-    run = run_toy_on_slurm(config, store, slurm_profile(tmp_path))
+    run = run_toy_on_slurm(config, store, profile_file(tmp_path))
 
     def inside_level_one() -> bool:
         state = progress(store, config.group_path())
@@ -130,7 +107,7 @@ def test_workers_retire_before_their_walltime_and_are_replaced(tmp_path, slurm):
     before the walltime), its shards handed back; replacement jobs finish the run."""
     config = ToyConfig(levels=3, shards=6, delay=1.5)
     store = str(tmp_path / "s.zarr")
-    profile = slurm_profile(tmp_path, lifetime={"lifetime": "12s", "stagger": "2s"})
+    profile = profile_file(tmp_path, lifetime={"lifetime": "12s", "stagger": "2s"})
     run = run_toy_on_slurm(config, store, profile)
     assert_toy_complete(run, config, store)
     submitted = list((tmp_path / "jobs").glob("*.err"))
