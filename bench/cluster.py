@@ -19,6 +19,11 @@ load average with each run (the machine is shared: its load moves every figure).
 
     python bench/cluster.py [--job 'gops --cards 11 --strategies none'] ... [--rounds 2]
                             [--slurm]
+    python bench/cluster.py --idle 60
+
+``--idle SECONDS``: the CPU an idle local cluster of 2 workers (started as a run starts
+it) takes over that long, with Dask's settings and with its periodic checks slowed
+(QUIET_CHECKS), alternating: the part of a flow run's cost that grows with its length.
 """
 
 from __future__ import annotations
@@ -39,6 +44,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 JOBS = ["gops --cards 11 --strategies none", "gops --cards 12 --strategies top:2"]
+# Dask's periodic checks, slowed: the event loop's tick (20 ms by default), the system
+# monitor (0.5 s) and the workers' and nannies' memory monitors (0.1 s).
+QUIET_CHECKS = {"distributed.admin.tick.interval": "1s",
+                "distributed.admin.system-monitor.interval": "5s",
+                "distributed.worker.memory.monitor-interval": "1s",
+                "distributed.nanny.memory.monitor-interval": "1s"}
 
 
 def children_cpu() -> float:
@@ -77,12 +88,43 @@ def measure(job: str, way: list[str], remote_workers: bool, env: dict[str, str])
     return {"wall": wall, "cpu": cpu, "steps": steps, "shards_cpu": shards_cpu, "load": load}
 
 
+def idle_cluster_cpu(seconds: float, settings: dict[str, str]) -> float:
+    """CPU seconds of this process and its workers while a local cluster of 2 sits idle."""
+    import dask
+    import psutil
+
+    from subgame.clusters import resolve_profile
+
+    with dask.config.set(settings):
+        running = resolve_profile(None, None, 2).start()
+    try:
+        running.client.run(lambda: None)  # both workers up
+
+        def tree() -> float:
+            processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+            return sum(sum(p.cpu_times()[:2]) for p in processes)
+
+        before = tree()
+        time.sleep(seconds)
+        return tree() - before
+    finally:
+        running.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--job", action="append", help=f"`subgame run` arguments {JOBS}")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--slurm", action="store_true", help="also on a one-node Slurm")
+    parser.add_argument("--idle", type=float, help="seconds of an idle local cluster")
     options = parser.parse_args()
+    if options.idle:
+        for round_ in range(options.rounds):
+            for name, settings in (("Dask's settings", {}), ("quiet checks", QUIET_CHECKS)):
+                cpu = idle_cluster_cpu(options.idle, settings)
+                print(f"round {round_ + 1} idle local cluster of 2, {name:15s}: {cpu:5.2f} CPU s "
+                      f"in {options.idle:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
+        return
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_HOME": str(folder / "prefect"),
