@@ -42,6 +42,11 @@ DEFAULT_CONNECT_TIMEOUT = "30s"
 # and up to 256 MiB of freed heap stays with the worker.
 LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+# A batch job that ends early (scancel, a lost node, its walltime, a worker retiring at its
+# lifetime) leaves the cluster one job short once Dask gives its worker up
+# (distributed.deploy.lost-worker-timeout); asking again for the profile's number of
+# workers this often submits the replacement.
+REPLACE_JOBS_EVERY_MS = 5000
 
 
 class ClusterUnavailable(SubgameError):
@@ -61,6 +66,42 @@ class WorkerLifetime:
     def worker_args(self) -> list[str]:
         args = ["--lifetime", self.lifetime, "--lifetime-stagger", self.stagger]
         return args + ["--lifetime-restart"] if self.restart else args
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    """One batch job of a profile, read from its dask-jobqueue options: its worker
+    processes, cores and memory, its walltime, and how long its workers stay (their
+    lifetime, else the walltime)."""
+
+    processes: int
+    cores: int
+    memory_bytes: int | None
+    walltime: str | None
+    stay_seconds: float | None
+
+    @property
+    def threads_per_worker(self) -> int:
+        return max(1, self.cores // self.processes)
+
+    @property
+    def worker_memory_bytes(self) -> int | None:
+        return None if self.memory_bytes is None else self.memory_bytes // self.processes
+
+    def at_once(self, workers: int) -> int:
+        """Jobs that hold ``workers`` workers at a time."""
+        return -(-workers // self.processes)
+
+
+def walltime_seconds(walltime: str) -> float:
+    """A batch queue's walltime in seconds, as Slurm reads it: minutes, MM:SS, HH:MM:SS,
+    or D-HH, D-HH:MM, D-HH:MM:SS (PBS writes HH:MM:SS)."""
+    days, dash, clock = str(walltime).rpartition("-")
+    parts = [float(part) for part in clock.split(":")]
+    if not 1 <= len(parts) <= 3 or min(parts) < 0 or (dash and not days):
+        raise ValueError(walltime)
+    units = (3600, 60, 1) if dash else {1: (60,), 2: (60, 1), 3: (3600, 60, 1)}[len(parts)]
+    return 86400 * float(days or 0) + sum(part * unit for part, unit in zip(parts, units))
 
 
 @dataclass(frozen=True)
@@ -128,6 +169,27 @@ class ClusterProfile:
                                             *self.lifetime.worker_args()]
         return options
 
+    def batch_job(self) -> BatchJob:
+        """The shape of this (slurm or pbs) profile's jobs; a value that does not read is
+        one clear error."""
+        from dask.utils import parse_bytes, parse_timedelta
+
+        options, where = self.options, f"cluster profile {self.name!r}"
+        try:
+            processes = int(options.get("processes") or 1)
+            cores = int(options.get("cores") or processes)
+            memory = parse_bytes(options["memory"]) if options.get("memory") else None
+            walltime = options.get("walltime")
+            stay = parse_timedelta(self.lifetime.lifetime) if self.lifetime else \
+                walltime_seconds(walltime) if walltime else None
+        except (ValueError, TypeError, KeyError):
+            raise InvalidInput(f"{where}: options cores, processes, memory, walltime (and "
+                               f"lifetime) must read as in deploy/clusters/{self.kind}.yaml"
+                               ) from None
+        if processes < 1 or cores < processes:
+            raise InvalidInput(f"{where}: a job needs 1 <= processes <= cores")
+        return BatchJob(processes, cores, memory, walltime, stay)
+
     def probe(self) -> None:
         """Fail fast, before a flow run starts: a scheduler that does not answer, or an
         optional package that is not installed."""
@@ -155,8 +217,11 @@ class ClusterProfile:
 
         cluster = None if self.kind == "scheduler" else self._make_cluster()
         try:
+            keeper = None
             if cluster is not None and self.kind != "local":
                 cluster.scale(self.workers or 1)
+                if self.kind in BATCH_KINDS:
+                    keeper = _keep_workers(cluster, self.workers or 1)
             # Not the process's default client: an embedder's own dask computations (xarray
             # reading the store afterwards) keep their scheduler when the run ends.
             client = Client(cluster if cluster is not None else self.address,
@@ -167,7 +232,7 @@ class ClusterProfile:
             raise ClusterUnavailable(f"cannot reach the Dask scheduler "
                                      f"{self.address or ''} of profile {self.name!r} within "
                                      f"{self.connect_timeout}: {exc}") from None
-        return RunningCluster(client, cluster)
+        return RunningCluster(client, cluster, keeper)
 
     def _make_cluster(self):
         """The cluster object (no workers asked for yet, except a local one's)."""
@@ -215,14 +280,28 @@ def _local_worker_malloc():
                 os.environ[name] = value
 
 
+def _keep_workers(cluster, workers: int):
+    """A periodic callback on the cluster's event loop that asks for ``workers`` again
+    (REPLACE_JOBS_EVERY_MS), started there."""
+    from tornado.ioloop import PeriodicCallback
+
+    keeper = PeriodicCallback(lambda: cluster.scale(workers), REPLACE_JOBS_EVERY_MS)
+    cluster.loop.add_callback(keeper.start)
+    return keeper
+
+
 @dataclass
 class RunningCluster:
-    """A client and, when this process started it, the cluster to close with it."""
+    """A client and, when this process started it, the cluster to close with it (and the
+    callback that replaces its lost batch jobs)."""
 
     client: Any
     cluster: Any = None
+    keeper: Any = None
 
     def close(self) -> None:
+        if self.keeper is not None:
+            self.cluster.loop.add_callback(self.keeper.stop)
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()

@@ -53,6 +53,11 @@ class ComputationConfig:
         tables hold the `official` one): a run finds them stored and computes nothing."""
         return ()
 
+    def core_seconds(self) -> float | None:
+        """CPU seconds of every shard of this computation on one core, from costs measured
+        with the family's solver (--dry-run's compute time). None: not estimated."""
+        return None
+
     def plan(self):
         """The computation as a `subgame.plan.Plan` (not annotated: the plan module sits
         above this one)."""

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import psutil
 
+from subgame.clusters import BATCH_KINDS, BatchJob
 from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, SubgameError
 from subgame.options import RunOptions
@@ -59,6 +60,27 @@ class RunEstimate:
     worker_memory_bytes: int | None
     free_disk_bytes: int | None
     free_files: int | None
+    core_seconds: float | None = None  # the shards' CPU, from the family's measured costs
+    threads: int | None = None  # the workers' threads in all: the cores the run uses
+    job: BatchJob | None = None  # a batch queue's job, for slurm and pbs profiles
+
+    @property
+    def wall_seconds(self) -> float | None:
+        """The shards' CPU spread over every thread: a lower bound of the run's wall time
+        (a level's last shards leave threads idle; start-up and queue waits not counted)."""
+        if self.core_seconds is None or not self.threads:
+            return None
+        return self.core_seconds / self.threads
+
+    def jobs(self) -> tuple[int, int] | None:
+        """Batch jobs held at a time, and in all: each job's workers leave at their
+        lifetime (else the walltime) and a new job takes their place."""
+        if self.job is None or not self.workers:
+            return None
+        at_once = self.job.at_once(self.workers)
+        wall, stay = self.wall_seconds, self.job.stay_seconds
+        rounds = 1 if wall is None or not stay else max(1, -(-int(wall) // int(stay)))
+        return at_once, at_once * rounds
 
     def unfit(self) -> list[str]:
         """Why the run would not fit, one phrase per limit it exceeds."""
@@ -82,8 +104,10 @@ class RunEstimate:
                              f"(see --dry-run; --force runs it anyway)")
 
     def as_dict(self) -> dict[str, Any]:
+        jobs = self.jobs()
         return {**asdict(self), "not_estimated": list(self.not_estimated),
-                "fits": not self.unfit()}
+                "wall_seconds": self.wall_seconds, "jobs_at_once": jobs and jobs[0],
+                "jobs_in_all": jobs and jobs[1], "fits": not self.unfit()}
 
     def lines(self) -> list[str]:
         def size(value: int | None) -> str:
@@ -101,7 +125,33 @@ class RunEstimate:
                 f"{size(self.free_disk_bytes)}",
                 f"  peak memory per worker: {size(self.worker_peak_bytes)}; workers: "
                 f"{workers}, each with {size(self.worker_memory_bytes)}",
+                *self.time_lines(),
                 f"  {verdict}"]
+
+    def time_lines(self) -> list[str]:
+        """The compute time and, on a batch queue, its jobs (none where not estimated)."""
+        if self.core_seconds is None:
+            return []
+        hours = self.core_seconds / 3600
+        line = f"  compute: about {hours:,.2f} core-hours of shards (measured costs a game)"
+        if self.wall_seconds is not None:
+            line += f"; on {self.threads} threads at least {format_duration(self.wall_seconds)}"
+        jobs, job = self.jobs(), self.job
+        if jobs is None:
+            return [line]
+        stays = "" if job.stay_seconds is None else \
+            f", its workers leave after {format_duration(job.stay_seconds)}"
+        memory = "" if job.memory_bytes is None else f", {format_bytes(job.memory_bytes)}"
+        return [line, f"  batch jobs: {jobs[0]} at a time, about {jobs[1]} in all; each "
+                      f"{job.processes} workers on {job.cores} cores{memory}, walltime "
+                      f"{job.walltime or 'the queue default'}{stays}"]
+
+
+def format_duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return f"{seconds:.0f} s"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
 
 
 def free_space(url: str) -> tuple[int | None, int | None]:
@@ -141,6 +191,8 @@ def worker_memory(options: RunOptions) -> tuple[int | None, int | None]:
         threads = options.workers or os.cpu_count() or 1
         return threads, machine // threads
     profile = options.cluster_profile()
+    if profile.kind in BATCH_KINDS:  # the job's memory, shared by its worker processes
+        return profile.workers or 1, profile.batch_job().worker_memory_bytes
     if profile.kind != "local":
         return profile.workers, None
     cores = os.cpu_count() or 1
@@ -178,8 +230,20 @@ def estimate_run(url: str, config: ComputationConfig, stored: Mapping[str, Any] 
     shard_bytes = config.worker_bytes()
     free_disk, free_files = free_space(url)
     workers, memory = worker_memory(options)
+    threads, job = run_threads(options, workers)
     return RunEstimate(
         config.group_path(), url, size.steps, size.shards, size.max_shards_per_step,
         size.bytes - (before.bytes if before else 0), size.files - (before.files if before else 0),
         size.later_stages, None if shard_bytes is None else WORKER_BASE_BYTES + shard_bytes,
-        workers, memory, free_disk, free_files)
+        workers, memory, free_disk, free_files, config.core_seconds(), threads, job)
+
+
+def run_threads(options: RunOptions, workers: int | None) -> tuple[int | None, BatchJob | None]:
+    """The threads the run's shards use in all, and a batch queue's job (None: unknown)."""
+    if options.executor != "dask":
+        return workers, None
+    profile = options.cluster_profile()
+    if profile.kind in BATCH_KINDS:
+        job = profile.batch_job()
+        return workers * job.threads_per_worker, job
+    return (None if workers is None else workers * profile.threads_per_worker), None

@@ -64,6 +64,18 @@ BATCH_DECKS = 16
 MIN_BATCHES = 16
 # Chunks Zarr decodes at once for one read (its async.concurrency, 10 by default).
 ZARR_CHUNKS_IN_FLIGHT = 10
+# CPU seconds a matrix game of level j takes in a shard (the kernel, level j-1's rows read,
+# level j's written), points objective: measured in process with numba's cache warm,
+# `subgame run gops --cards 11 --strategies none`, each step's shard_cpu_seconds /
+# matrix_games in `subgame status --json` (j = 4..9; a level that stores strategies took
+# 1.02x at j = 9, `--strategies top:3`).  Beyond j = 9, the power law fitted to
+# j = 6..9 in log-log (a game's simplex grows with its j x j matrix); below j = 4, j = 4's.
+# A level on the kernel specialised to its j (SPECIALISE_WORK) takes 1/SPECIALISED_SPEEDUP
+# of that: j = 8 of `--cards 12 --strategies none`, 0.334 us a game against 0.421.
+SHARD_SECONDS_A_GAME = {4: 0.107e-6, 5: 0.145e-6, 6: 0.206e-6, 7: 0.313e-6, 8: 0.421e-6,
+                        9: 0.565e-6}
+GAME_SECONDS_FIT = (2.518e-9, 2.466)  # c j^p seconds
+SPECIALISED_SPEEDUP = 1.26
 # The inner chunks of the sharded arrays (`subgame.plan.inner_chunks`): what a state query
 # reads and decodes of each array, against a whole shard's chunk (20 MB of strategies at
 # j = 5 of N = 10). Zarr spends CPU on each inner chunk it encodes, beyond the codec's
@@ -202,6 +214,23 @@ class GopsConfig(ComputationConfig):
                 LANE_GAMES[self.objective]:
             return "lanes"
         return "specialised" if games(j) * j * j >= SPECIALISE_WORK else "compiled"
+
+    def game_seconds(self, j: int) -> float:
+        """CPU seconds a matrix game of level j takes in a shard (SHARD_SECONDS_A_GAME)."""
+        if j in SHARD_SECONDS_A_GAME or j < min(SHARD_SECONDS_A_GAME):
+            seconds = SHARD_SECONDS_A_GAME[max(j, min(SHARD_SECONDS_A_GAME))]
+        else:
+            factor, power = GAME_SECONDS_FIT
+            seconds = factor * j ** power
+        return seconds / SPECIALISED_SPEEDUP if self.kernel(j) == "specialised" else seconds
+
+    def core_seconds(self) -> float | None:
+        """Every level's matrix games at their measured cost; not estimated under the win
+        objective (its games, mostly saddle points, were not measured for it)."""
+        if self.objective != "points":
+            return None
+        return sum(level_info(self, j, stored_pattern_count(self.cards, j))["matrix_games"]
+                   * self.game_seconds(j) for j in range(1, self.cards + 1))
 
     def worker_bytes(self) -> int:
         """The largest level's need, for a worker solving one of its shards
