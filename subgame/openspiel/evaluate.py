@@ -2,7 +2,8 @@
 walk of the game tree.
 
 The policy plays one seat, the stored equilibrium (``StoredEquilibrium``) the other.  With
-u player one's objective (d under points, sign(d) under win), the walk computes at each
+u player one's objective in subgame's units (d under points, sign(d) under win: OpenSpiel's
+returns are d / 2 and sign(d), ``states.RETURNS_PER_UNIT``), the walk computes at each
 bidding node, from the children's values,
 
     v = sum_i sum_l x_i y_l v(child i, l)                the policy against the equilibrium
@@ -29,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from .states import Seen, observe
+from .states import RETURNS_PER_UNIT, Seen, observe
 from .stored import StoredEquilibrium
 
 Bids = Callable[[object, int], dict]  # (turn-based state, player) -> {action: probability}
@@ -46,7 +47,8 @@ class SeatResult:
 
 @dataclass(frozen=True)
 class PolicyMeasure:
-    """A policy in both seats; ``nodes`` the bidding nodes walked for each seat."""
+    """A policy in both seats, in subgame's units (d, or sign(d)); ``nodes`` the bidding
+    nodes walked for each seat."""
 
     cards: int
     objective: str
@@ -60,8 +62,13 @@ class PolicyMeasure:
 
     @property
     def exploitability(self) -> float:
-        """OpenSpiel's exploitability: NashConv / 2."""
+        """OpenSpiel's exploitability, NashConv / 2, in subgame's units."""
         return self.nash_conv / 2
+
+    @property
+    def openspiel_exploitability(self) -> float:
+        """The exploitability in OpenSpiel's returns (``states.RETURNS_PER_UNIT``)."""
+        return self.exploitability * RETURNS_PER_UNIT[self.objective]
 
 
 def _probabilities(found: dict, hand: tuple[int, ...]) -> np.ndarray:
@@ -114,10 +121,10 @@ def measure_seat(game, bids: Bids, stored: StoredEquilibrium, seat: int,
         return value, best
 
     def after(state, diff: int) -> tuple[float, float]:
-        """(v, b) after a round, less d under points."""
-        if state.is_terminal():
-            u = state.returns()[0]
-            return (u - diff, u - diff) if points else (u, u)
+        """(v, b) after a round (d = ``diff``), less d under points."""
+        if state.is_terminal():  # goofspiel plays the last round itself: u from the returns
+            u = state.returns()[0] / RETURNS_PER_UNIT[stored.objective] - (diff if points else 0)
+            return u, u
         v = b = 0.0
         outcomes = state.chance_outcomes()
         for action, probability in outcomes:

@@ -42,5 +42,6 @@ def measure_agent(url: str, cards: int, objective: str, source: str,
             "nodes": found.nodes, **seats, "nash_conv": found.nash_conv,
             "exploitability": found.exploitability,
             "units": "expected points" if objective == "points" else "P(win) - P(lose)",
+            "openspiel_exploitability": found.openspiel_exploitability,
             "against": "the stored equilibrium in the other seat (float32 strategies: "
                        "values within about 1e-6)"}

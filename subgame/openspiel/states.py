@@ -4,7 +4,7 @@ as subgame's states.
 ``goofspiel(num_cards=N, points_order="random", imp_info=False, returns_type=R)``: the
 prizes come in random order, both bids are revealed after each round, a tied bid discards
 the prize; R = "point_difference" is subgame's points objective (player one's return is
-d, the final point difference) and R = "win_loss" its win objective (sign(d)).  Action a
+d / 2, d the final point difference) and R = "win_loss" its win objective (sign(d)).  Action a
 is the card a + 1, for a bid and for the chance node's prize alike.
 
 With imp_info=False the information state of either player (the strings of the game and
@@ -18,6 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 RETURNS_TYPE = {"points": "point_difference", "win": "win_loss"}
+# "point_difference" pays each player its points less the players' mean: player one gets
+# d / 2.  "win_loss" pays sign(d).
+RETURNS_PER_UNIT = {"points": 0.5, "win": 1.0}
 
 
 def game_parameters(cards: int, objective: str) -> dict:

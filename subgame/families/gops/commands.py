@@ -191,8 +191,9 @@ def _evaluate_openspiel(url: str, cards: int, objective: str, source: str, marko
             table.add_row(seat.replace("_", " "), f"{r[seat]['value']:+.6f}",
                           f"{r[seat]['best_response_gain']:.6f}")
         console.print(table)
-        console.print(f"NashConv {r['nash_conv']:.9g}, exploitability {r['exploitability']:.9g} "
-                      f"(OpenSpiel's); {r['nodes']:,} {r['walk']} walked a seat.")
+        console.print(f"NashConv {r['nash_conv']:.9g}, exploitability {r['exploitability']:.9g}; "
+                      f"in OpenSpiel's returns {r['openspiel_exploitability']:.9g}. "
+                      f"{r['nodes']:,} {r['walk']} walked a seat.")
 
     emit(result, as_json, render)
 
