@@ -30,6 +30,8 @@ from typing import Callable
 
 import numpy as np
 
+from subgame.errors import InvalidInput
+
 from .states import RETURNS_PER_UNIT, Seen, observe
 from .stored import StoredEquilibrium
 
@@ -74,9 +76,9 @@ class PolicyMeasure:
 def _probabilities(found: dict, hand: tuple[int, ...]) -> np.ndarray:
     """A policy's {action: probability} as an array over ``hand`` (ascending)."""
     out = np.array([float(found.get(card - 1, 0.0)) for card in hand])
-    extra = set(found) - {card - 1 for card in hand}
+    extra = {a for a, q in found.items() if q > 0} - {card - 1 for card in hand}
     if extra or abs(out.sum() - 1.0) > 1e-6:
-        raise ValueError(f"the policy's bids {dict(found)} are not a distribution over the "
+        raise InvalidInput(f"the policy's bids {dict(found)} are not a distribution over the "
                          f"hand {list(hand)}")
     return out / out.sum()
 

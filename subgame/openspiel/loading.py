@@ -65,7 +65,7 @@ def _agent_bids(agent) -> Bids | None:
         return agent.action_probabilities
     if isinstance(agent, pyspiel.Policy):
         return lambda state, player: dict(agent.get_state_policy(state, player))
-    if hasattr(agent, "step"):  # a bot: its policy when it gives one, else its action
+    if callable(getattr(agent, "step", None)):  # a bot: its policy when it gives one, else its action
         if getattr(agent, "provides_policy", lambda: False)():
             return lambda state, player: dict(agent.step_with_policy(state)[0])
         return lambda state, player: {agent.step(state): 1.0}
@@ -86,11 +86,28 @@ def _entry_point(name: str, game) -> Bids:
     if not callable(target):
         raise InvalidInput(f"--openspiel-policy {name} is neither a policy, a bot nor a "
                            f"callable (game, player) returning one")
-    seats = [_agent_bids(target(game, player)) for player in (0, 1)]
+    try:
+        seats = [_agent_bids(target(game, player)) for player in (0, 1)]
+    except Exception as exc:  # the user's code: its failure is the user's to fix
+        raise InvalidInput(f"--openspiel-policy {name}(game, player) failed: {exc!r}") from None
     if None in seats:
         raise InvalidInput(f"--openspiel-policy {name}(game, player) returned neither a "
                            f"policy nor a bot")
     return lambda state, player: seats[player](state, player)
+
+
+def _guarded(bids: Bids) -> Bids:
+    """``bids`` with the agent's own failures reported as the user's, with the state."""
+    def guarded(state, player: int) -> dict:
+        try:
+            return bids(state, player)
+        except InvalidInput:
+            raise
+        except Exception as exc:
+            raise InvalidInput(f"the agent failed at the information state "
+                               f"{state.information_state_string(player)!r}: {exc!r}") from None
+
+    return guarded
 
 
 def load_bids(source: str, game) -> Bids:
@@ -99,6 +116,6 @@ def load_bids(source: str, game) -> Bids:
     if path.is_file():
         return _tabular_bids(read_tabular(path.read_text()))
     if ":" in source:
-        return _entry_point(source, game)
+        return _guarded(_entry_point(source, game))
     raise InvalidInput(f"--openspiel-policy {source!r} is neither a file nor a Python entry "
                        f"point module:attr")
