@@ -64,7 +64,7 @@ def _agent_bids(agent) -> Bids | None:
     if isinstance(agent, Policy):
         return agent.action_probabilities
     if isinstance(agent, pyspiel.Policy):
-        return lambda state, player: dict(agent.get_state_policy(state, player))
+        return lambda state, player: dict(agent.action_probabilities(state))
     if callable(getattr(agent, "step", None)):  # a bot: its policy when it gives one, else its action
         if getattr(agent, "provides_policy", lambda: False)():
             return lambda state, player: dict(agent.step_with_policy(state)[0])
