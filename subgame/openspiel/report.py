@@ -7,7 +7,7 @@ from typing import Any
 from subgame.errors import InvalidInput
 from subgame.families.gops.plan import check_objective
 
-WALK_LIMIT = 6  # the information-state walk's largest N (N = 6: minutes; N = 7: hours)
+WALK_LIMIT = 5  # the information-state walk's largest N (N = 5: 173,905 states a seat; N = 6: ~1e7)
 
 
 def measure_agent(url: str, cards: int, objective: str, source: str,
