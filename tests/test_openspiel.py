@@ -2,8 +2,8 @@
 stored equilibrium's NashConv by OpenSpiel's exploitability.nash_conv, a CFR policy's
 exploitability by OpenSpiel's C++ nash_conv, a uniform policy's value by OpenSpiel's
 expected_game_score, and subgame's level-by-level evaluator (`gops evaluate --policy
-random`).  N = 4 here: OpenSpiel's tree walks take minutes at N = 5 (bench/openspiel.py
-runs N = 5)."""
+random`).  N = 4 here: OpenSpiel's nash_conv walks the whole tree, which takes minutes and
+about 8 GB at N = 5 (`bench/openspiel.py --cards 5` runs the same checks there)."""
 
 from __future__ import annotations
 
