@@ -50,6 +50,7 @@ def documented(text: str) -> Callable[[Function], Function]:
 
     return document
 
+
 @dataclass(frozen=True)
 class Oracle:
     """What `subgame web` serves of a family beyond `query` (see subgame/web/).

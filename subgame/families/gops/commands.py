@@ -136,11 +136,26 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
              policy: Annotated[Optional[list[str]], typer.Option(
                  "--policy", metavar="<policy>", help="match, random, upcard+1, greedy-rank, optimal-points, "
                                   "optimal-win (repeat; default: all)")] = None,
+             openspiel_policy: Annotated[Optional[str], typer.Option(
+                 "--openspiel-policy", help="An OpenSpiel agent instead: a tabular policy "
+                                            "file (TabularPolicy.serialize()) or a Python "
+                                            "entry point module:attr naming a policy or a "
+                                            "bot (docs/openspiel.md).")] = None,
+             markov: Annotated[bool, typer.Option(
+                 "--markov", help="With --openspiel-policy: the agent looks only at the "
+                                  "hands, prizes, upcard (and d under win), so the walk "
+                                  "visits each such state once.")] = False,
              store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Policies of player one evaluated exactly against the stored optimal player two:
     expected points, P(win/tie/lose), exploitability (a best response's gain)."""
     from subgame.families.gops.game.evaluate import POLICIES
 
+    if openspiel_policy is not None:
+        _evaluate_openspiel(resolve_store(store), cards, objective, openspiel_policy, markov,
+                            policy, as_json)
+        return
+    if markov:
+        raise InvalidInput("--markov goes with --openspiel-policy")
     result = stored.evaluate_policies(resolve_store(store), cards, objective,
                                       list(policy or POLICIES))
 
@@ -155,6 +170,30 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
                           f"{row['exploitability']:.4f}")
         console.print(table)
         console.print(f"Against {r['equilibrium']}.")
+
+    emit(result, as_json, render)
+
+
+def _evaluate_openspiel(url: str, cards: int, objective: str, source: str, markov: bool,
+                        policy: Optional[list[str]], as_json: bool) -> None:
+    from subgame.openspiel.report import measure_agent
+
+    if policy:
+        raise InvalidInput("--policy and --openspiel-policy exclude each other")
+    result = measure_agent(url, cards, objective, source, markov)
+
+    def render(r: dict) -> None:
+        table = Table(title=f"GOPS N={r['cards']}: {r['policy']} against the stored "
+                            f"{r['objective']} equilibrium (in {r['units']})")
+        for column in ("seat", "value", "best response's gain"):
+            table.add_column(column)
+        for seat in ("as_player_one", "as_player_two"):
+            table.add_row(seat.replace("_", " "), f"{r[seat]['value']:+.6f}",
+                          f"{r[seat]['best_response_gain']:.6f}")
+        console.print(table)
+        console.print(f"NashConv {r['nash_conv']:.9g}, exploitability {r['exploitability']:.9g}; "
+                      f"in OpenSpiel's returns {r['openspiel_exploitability']:.9g}. "
+                      f"{r['nodes']:,} {r['walk']} walked a seat.")
 
     emit(result, as_json, render)
 
