@@ -36,7 +36,8 @@ class CorePlayer:
     name = "core"
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        # A string seed: a player's draws never repeat a deal's drawn from the same integer.
+        self.rng = random.Random(None if seed is None else f"player {seed}")
 
     def reset(self, rules: Rules, seat: int, hand: tuple[int, ...]) -> None:
         self.rules, self.seat = rules, seat
