@@ -25,6 +25,7 @@ class _Game:
     def __init__(self, message: g.Reset):
         self.players, self.seat, self.hand = message.players, message.seat, set(message.hand)
         self.active, self.out, self.phase = 0, set(), "suggest"
+        self.suggested: tuple[int, ...] = ()
 
     def advance(self) -> None:
         """After the active seat's suggestion (and accusation), the turn moves on."""
@@ -63,8 +64,8 @@ def _answer(game: _Game, player: Seat, message, text: str) -> str:
         game.advance()
         if game.active != game.seat or game.phase != "suggest":
             raise g.ProtocolError(text, "'suggest' on this seat's turn only")
-        game.phase = "suggested"
-        return f"suggest {g.triple(player.suggest())}"
+        game.phase, game.suggested = "suggested", player.suggest()
+        return f"suggest {g.triple(game.suggested)}"
     if isinstance(message, g.Disprove):
         game.advance()
         held = game.hand.intersection(message.cards)
@@ -79,9 +80,10 @@ def _answer(game: _Game, player: Seat, message, text: str) -> str:
         if message.suggester != game.active or message.disprover == message.suggester \
                 or (message.disprover is not None and message.disprover >= game.players) \
                 or (message.card is not None) != (mine and message.disprover is not None) \
-                or (game.phase != "suggested") == (message.suggester == game.seat):
-            raise g.ProtocolError(text, "the active seat's 'suggestion', with the card "
-                                        "shown to or by this seat only")
+                or (game.phase != "suggested") == (message.suggester == game.seat) \
+                or (message.suggester == game.seat and message.cards != game.suggested):
+            raise g.ProtocolError(text, "the active seat's 'suggestion' (this seat's as it "
+                                        "made it), with the card shown to or by this seat only")
         game.phase = "accuse"
         player.suggestion(Suggested(message.suggester, message.cards, message.disprover,
                                     message.card))
