@@ -11,10 +11,14 @@ import sys
 import textwrap
 
 import pytest
+from typer.testing import CliRunner
 
+from subgame.cli import build_app
+from subgame.errors import ConfigurationClash
 from subgame.families.clue.game.standard import standard_rules
 from subgame.families.clue.speedclue import grammar as g
 from subgame.families.clue.speedclue import host
+from subgame.families.clue.speedclue.results import ResultFile, win_shares
 from subgame.families.clue.speedclue.wire import Wire
 
 SLOW = 120.0   # seconds an agent may take on a busy machine; outcomes, not timing, are tested
@@ -207,3 +211,37 @@ def test_client_refuses_malformed_or_out_of_turn_messages(messages, expected):
     _, code, err = _serve_client(messages)
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "protocol violation" in err and expected in err, err
+
+
+def test_results_file_resumes_and_refuses_another_tournament(tmp_path):
+    agents = host.read_agents(agents_file(tmp_path, [
+        f"subgame clue connect --identifier {{{n}}} --port %%" for n in "abc"]))
+    path = str(tmp_path / "results.jsonl")
+    first = ResultFile(path, agents, 0)
+    first.start()
+    for game in range(4):
+        first.append(host.GameRecord(game, host.seat_order(["a", "b", "c"], game), game % 3, 5))
+    with open(path, "a") as f:
+        f.write('{"game": 4, "ord')          # a line cut short by a kill
+    again = ResultFile(path, agents, 0)
+    assert again.records == first.records
+    shares = win_shares(again.records)["agents"]
+    # Orders abc, acb, bac, bca with winners' seats 0, 1, 2, 0: a, c, c, b.
+    assert [shares[n]["wins"] for n in "abc"] == [1, 1, 2]
+    assert shares["c"]["share"] == 0.5 and shares["c"]["share_low"] < 0.5 < shares["c"]["share_high"]
+    with pytest.raises(ConfigurationClash):
+        ResultFile(path, agents, 1)
+
+
+@pytest.mark.parametrize("lines, args, expected", [
+    (["a {x} %%", "b {y} %%"], [], "2 agents; a game has 3 to 6 players"),
+    (["a {x} %%", "b {x} %%", "c {z} %%"], [], "identifier 'x' is used twice"),
+    (["a {x}", "b {y} %%", "c {z} %%"], [], "needs an {identifier} and %%"),
+    (["a {x} %%", "b {y} %%", "c {z} %%"], ["--timeout", "0"], "--timeout must be positive"),
+])
+def test_host_refuses_bad_input_in_one_line(tmp_path, lines, args, expected):
+    result = CliRunner().invoke(build_app(), ["clue", "host", "--port", "0", "--agents",
+                                              agents_file(tmp_path, lines), "--games", "1",
+                                              *args])
+    assert result.exit_code == 2, result.output
+    assert expected in " ".join(result.output.split()), result.output

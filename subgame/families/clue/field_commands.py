@@ -70,6 +70,9 @@ def host_command(port: PortOption,
                                       "identifier in braces, %% for the port.")],
                  games: Annotated[int, typer.Option("--games", help="Games to play in all.")],
                  seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 0,
+                 timeout: Annotated[float, typer.Option(
+                     "--timeout", help="Seconds an agent has to connect and to answer each "
+                                       "message (the contest's: 10).")] = 10.0,
                  store: Annotated[Optional[str], typer.Option(
                      "--store", help="Results file (JSON lines); a rerun resumes it.")] = None,
                  as_json: JsonOption = False) -> None:
@@ -81,11 +84,13 @@ def host_command(port: PortOption,
     port = check_int("port", port, 0, 65535)
     games = check_int("games", games, 1)
     seed = check_int("seed", seed, 0)
+    if not 0 < timeout < float("inf"):
+        raise InvalidInput(f"--timeout must be positive seconds, not {timeout}")
     lineup = read_agents(agents)
     results = ResultFile(store, lineup, seed)
     if len(results.records) < games:
         results.start()
-        table = AgentTable(lineup, port)
+        table = AgentTable(lineup, port, timeout)
         try:
             play_games(table, len(results.records), games, seed, results.append)
         finally:

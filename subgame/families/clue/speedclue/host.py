@@ -4,7 +4,7 @@ The launch file is the contest's (core/entries.txt): one command a line, the age
 identifier in braces (the braces are dropped when launching), ``%%`` for the server's port,
 the words split at spaces.  Every agent is launched, then must connect to 127.0.0.1 on the
 port and say ``{identifier} alive`` within ``timeout`` seconds; it answers each message
-within ``timeout`` seconds too (the contest's 10 s).
+within ``timeout`` seconds too (by default the contest's 10 s).
 
 With p agents (3..6) game g seats them in the order of permutation g mod p! (the
 permutations of the file's order, in lexicographic order), so p! games give every seat
