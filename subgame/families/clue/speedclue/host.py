@@ -6,9 +6,8 @@ the words split at spaces.  Every agent is launched, then must connect to 127.0.
 port and say ``{identifier} alive`` within ``timeout`` seconds; it answers each message
 within ``timeout`` seconds too (by default the contest's 10 s).
 
-With p agents (3..6) game g seats them in the order of permutation g mod p! (the
-permutations of the file's order, in lexicographic order), so p! games give every seat
-order once, and deals game g from ``random.Random(f"deal {seed} {g}")``.  An agent that
+With p agents (3..6) the seat orders (``seat_order``) cycle so that every p games in a
+row seat each agent once in each seat, and p! games give every seat order once; it deals game g from ``random.Random(f"deal {seed} {g}")``.  An agent that
 breaks the rules or the protocol is disqualified: the game in progress does not count and
 the tournament stops (``Disqualified``, naming it), keeping the games recorded before.
 
@@ -181,8 +180,14 @@ class GameRecord:
 
 
 def seat_order(agents: list[str], game: int) -> tuple[str, ...]:
-    orders = list(permutations(agents))
-    return orders[game % len(orders)]
+    """Game g: the (g // p mod (p-1)!)-th order of the agents with the first agent in seat 0
+    (lexicographic), turned g mod p seats round.  Each p games in a row seat every agent
+    once in every seat, and p! games play every seat order once."""
+    p = len(agents)
+    bases = list(permutations(agents[1:]))
+    base = (agents[0], *bases[game // p % len(bases)])
+    turn = game % p
+    return base[turn:] + base[:turn]
 
 
 def deal_rng(seed: int, game: int) -> random.Random:
