@@ -4,6 +4,7 @@ contest's own server (sadakatsu/SpeedClueContest, built outside the project).
     python bench/clue_field.py --contest /work/ext/speedclue --games-per-order 8 \
         --entrants subgame-exact,SpockAI,InferencePlayer [--out DIR]
     python bench/clue_field.py --transcripts DIR/matchTranscripts.txt   # tabulate a run again
+    python bench/clue_field.py --host-results results.jsonl   # a `subgame clue host --store` file
 
 ``--contest`` is a clone of the contest's repository in which ``build.sh`` (kept beside it,
 outside the project) compiled the server into build/core, SpockAI into build/spock and
@@ -19,6 +20,7 @@ difference of wins over the games both played, with its 95 % normal interval.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import subprocess
@@ -65,6 +67,15 @@ def read_transcripts(path: Path) -> list[tuple[int, int, list[str]]]:
     return games
 
 
+def read_host_results(path: Path) -> list[tuple[int, int, list[str]]]:
+    """The same, from the results file of `subgame clue host --store` (its header first)."""
+    games = []
+    for line in path.read_text().splitlines()[1:]:
+        record = json.loads(line)
+        games.append((len(record["order"]), record["winner"], record["order"]))
+    return games
+
+
 def table(games, count: int) -> None:
     rows = [(w, names) for c, w, names in games if c == count]
     if not rows:
@@ -99,7 +110,13 @@ def main() -> None:
     parser.add_argument("--games-per-order", type=int, default=1)
     parser.add_argument("--out", type=Path, help="where the server writes (default: a temporary folder)")
     parser.add_argument("--transcripts", type=Path, help="tabulate this matchTranscripts.txt only")
+    parser.add_argument("--host-results", type=Path, help="tabulate this `subgame clue host` file only")
     args = parser.parse_args()
+    if args.host_results is not None:
+        games = read_host_results(args.host_results)
+        for count in range(3, 7):
+            table(games, count)
+        return
     if args.transcripts is None:
         if args.contest is None:
             raise SystemExit("--contest (or --transcripts) is needed")
