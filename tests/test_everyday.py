@@ -28,7 +28,7 @@ except SystemExit as exit:
 print(json.dumps({"code": code, "prefect": "prefect" in sys.modules,
                   "distributed": "distributed" in sys.modules,
                   "families": sorted({m.split(".")[2] for m in sys.modules
-                                      if m.startswith("subgame.families.")})}))
+                                      if m.startswith("subgame.families.") and m.count(".") >= 3})}))
 """
 
 
