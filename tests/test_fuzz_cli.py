@@ -235,7 +235,7 @@ def test_no_input_is_an_internal_error(small_store, tmp_path, in_process):
         # `publish` that succeeds writes its release files into the store by design.
         if after != before and not (words[0] == "publish" and status == 0):
             problems.append("the store changed")
-            before = after
+        before = after
         if problems:
             shown = [word if len(word) < 80 else f"{word[:20]}...({len(word)} chars)"
                      for word in argv]

@@ -14,10 +14,10 @@ from subgame.storage.location import resolve_store
 @user_errors
 def publish(store: StoreOption = None,
             title: Annotated[Optional[str], typer.Option(
-                "--title", help="The citation's title [default: the computations' names].")
+                "--title", metavar="<text>", help="The citation's title [default: the computations' names].")
             ] = None,
             authors: Annotated[Optional[list[str]], typer.Option(
-                "--author", help="An author for CITATION.cff (repeat for several).")] = None,
+                "--author", metavar="<text>", help="An author for CITATION.cff (repeat for several).")] = None,
             as_json: JsonOption = False) -> None:
     """Write PROVENANCE.json, CITATION.cff, consolidated metadata and MANIFEST.json (size and
     SHA-256 of every file) into a finished store."""

@@ -137,7 +137,7 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
                  "--policy", metavar="<policy>", help="match, random, upcard+1, greedy-rank, optimal-points, "
                                   "optimal-win (repeat; default: all)")] = None,
              openspiel_policy: Annotated[Optional[str], typer.Option(
-                 "--openspiel-policy", help="An OpenSpiel agent instead: a tabular policy "
+                 "--openspiel-policy", metavar="<file or module:attr>", help="An OpenSpiel agent instead: a tabular policy "
                                             "file (TabularPolicy.serialize()) or a Python "
                                             "entry point module:attr naming a policy or a "
                                             "bot (docs/openspiel.md).")] = None,
