@@ -19,7 +19,11 @@ Modules:
   ``best_hidden_sets``) and ``importance_sample`` with standard errors;
 * ``table``: ``infer_view(view_dict)`` for the table-side tool;
 * ``tournament``: ``simulate_batch(lineup, players, per_player, hidden, games, seed)``
-  -> dict of count arrays, ``merge``, ``check_point``.
+  -> dict of count arrays, ``merge``, ``check_point``;
+* ``standard``: the standard game (categories, one hidden card of each, suggestions,
+  disproval in seat order, accusations; the Speed Clue contest's rules) and its exact
+  inference under the category constraint; ``standard_match``: its arbiter;
+  ``standard_players``: its players (``core``, ``exact``, ``random``).
 
 What it costs on one core (`python bench/clue.py` measures it; figures vary with the load):
 

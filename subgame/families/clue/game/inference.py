@@ -8,6 +8,9 @@ owner p (h cards).  What a player has seen reduces to ``Facts``:
 * ``some_of(o, cards)``: a clause, "o holds at least one of these" (a card shown to
   someone else).
 
+The owners and their sizes are ``Facts.sizes``: the p hands and the hidden pile here; the
+standard game's facts (``standard``) replace the pile by one hidden slot per category.
+
 The posterior is uniform over the consistent deals (it conditions on these facts only, not
 on the strategies that produced them).  ``count_deals`` and ``posterior`` count them
 exactly, with Python integers, without listing deals:
@@ -110,7 +113,8 @@ class Reduced:
 
 def reduce(facts: Facts) -> Reduced | None:
     """The unit-rule closure of the module docstring; None when no deal is consistent."""
-    owners, sizes = facts.players + 1, facts.sizes
+    sizes = facts.sizes
+    owners = len(sizes)
     allowed = [0] + [(1 << owners) - 1] * facts.cards
     for owner, card in facts.fixed:
         allowed[card] &= 1 << owner

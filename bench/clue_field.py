@@ -1,0 +1,146 @@
+"""subgame's standard-game players against the Speed Clue contest's entries, in the
+contest's own server (sadakatsu/SpeedClueContest, built outside the project).
+
+    python bench/clue_field.py --contest /work/ext/speedclue --games-per-order 8 \
+        --entrants subgame-exact,SpockAI,InferencePlayer [--out DIR]
+    python bench/clue_field.py --transcripts DIR/matchTranscripts.txt   # tabulate a run again
+    python bench/clue_field.py --host-results results.jsonl   # a `subgame clue host --store` file
+
+``--contest`` is a clone of the contest's repository in which ``build.sh`` (kept beside it,
+outside the project) compiled the server into build/core, SpockAI into build/spock and
+Peter Taylor's players into build/taylor with Debian's OpenJDK.  The contest's server
+(``ContestServer launchFile gamesPerPermutation``) plays every combination of 3 to
+min(6, n) of the n entrants, every seat order of each, ``--games-per-order`` games each,
+and writes matchTranscripts.txt when it ends.  This script prints, per player count, every
+entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
+and the best subgame player's share against SpockAI's: their ratio, and the paired
+difference of wins over the games both played, with its 95 % normal interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from subgame.intervals import wilson  # noqa: E402
+
+SUBGAME = ("subgame-exact", "subgame-core", "subgame-exact-0.5", "subgame-random")
+
+
+def launch_line(name: str, contest: Path, out: Path) -> str:
+    build = contest / "build"
+    if name in SUBGAME:
+        return f"subgame clue connect --identifier {{{name}}} --port %% --player {name[8:]}"
+    java = {
+        "SpockAI": f"-cp {build}/spock:{build}/core com.sadakatsu.clue.ai.SpockAI",
+        "RandomAI": f"-cp {build}/core com.sadakatsu.clue.ai.RandomAI",
+        "InferencePlayer": f"-Djava.io.tmpdir={out} -cp {build}/taylor "
+                           "org.cheddarmonk.cluedoai.InferencePlayer",
+        "SimpleCluedoPlayer": f"-Djava.io.tmpdir={out} -cp {build}/taylor "
+                              "org.cheddarmonk.cluedoai.SimpleCluedoPlayer",
+    }
+    if name in java:
+        return f"java {java[name]} {{{name}}} %%"
+    if name == "ray-01":
+        return f"python3 {contest}/entries/ray/ai01.py {{{name}}} %%"
+    raise SystemExit(f"unknown entrant {name!r}")
+
+
+def read_transcripts(path: Path) -> list[tuple[int, int, list[str]]]:
+    """(players, winner's seat, identifiers by seat) per game: a transcript line is
+    count, winner, rounds, then identifier, suspects, weapons, rooms for each seat."""
+    games = []
+    for line in path.read_text().splitlines():
+        fields = line.split(",")
+        count, winner = int(fields[0]), int(fields[1])
+        games.append((count, winner, [fields[3 + 4 * i] for i in range(count)]))
+    return games
+
+
+def read_host_results(path: Path) -> list[tuple[int, int, list[str]]]:
+    """The same, from the results file of `subgame clue host --store` (its header first)."""
+    games = []
+    for line in path.read_text().splitlines()[1:]:
+        record = json.loads(line)
+        games.append((len(record["order"]), record["winner"], record["order"]))
+    return games
+
+
+def table(games, count: int) -> None:
+    rows = [(w, names) for c, w, names in games if c == count]
+    if not rows:
+        return
+    entrants = sorted({n for _, names in rows for n in names})
+    print(f"\n{count} players: {len(rows)} games (baseline share 1/{count} = {1 / count:.3f})")
+    print(f"  {'entrant':<20} {'games':>6} {'wins':>6}  win share (95 %)")
+    shares = {}
+    for name in entrants:
+        played = [(w, names) for w, names in rows if name in names]
+        wins = sum(names[w] == name for w, names in played)
+        low, high = wilson(wins, len(played))
+        shares[name] = wins / len(played)
+        print(f"  {name:<20} {len(played):>6} {wins:>6}  {shares[name]:.3f} ({low:.3f}-{high:.3f})")
+    ours = [n for n in entrants if n in SUBGAME]
+    if ours and "SpockAI" in entrants:
+        best = max(ours, key=shares.get)
+        both = [(w, names) for w, names in rows if best in names and "SpockAI" in names]
+        d = [(names[w] == best) - (names[w] == "SpockAI") for w, names in both]
+        mean = sum(d) / len(d)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / max(len(d) - 1, 1))
+        half = 1.96 * sd / math.sqrt(len(d))
+        ratio = shares[best] / shares["SpockAI"] if shares["SpockAI"] else math.inf
+        print(f"  {best} / SpockAI share: {ratio:.2f}x; paired difference of wins over "
+              f"{len(d)} games: {mean:+.3f} ({mean - half:+.3f} to {mean + half:+.3f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contest", type=Path, help="the contest's clone, built by build.sh")
+    parser.add_argument("--entrants", default="subgame-exact,SpockAI,InferencePlayer")
+    parser.add_argument("--games-per-order", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="where the server writes (default: a temporary folder)")
+    parser.add_argument("--transcripts", type=Path, help="tabulate this matchTranscripts.txt only")
+    parser.add_argument("--host-results", type=Path, help="tabulate this `subgame clue host` file only")
+    args = parser.parse_args()
+    if args.host_results is not None:
+        games = read_host_results(args.host_results)
+        for count in range(3, 7):
+            table(games, count)
+        return
+    if args.transcripts is None:
+        if args.contest is None:
+            raise SystemExit("--contest (or --transcripts) is needed")
+        out = args.out or Path(tempfile.mkdtemp(prefix="clue-field-"))
+        out.mkdir(parents=True, exist_ok=True)
+        names = args.entrants.split(",")
+        (out / "agents.txt").write_text(
+            "".join(launch_line(n, args.contest.resolve(), out) + "\n" for n in names))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        started = time.perf_counter()
+        subprocess.run(["java", "-cp", str(args.contest / "build" / "core"),
+                        "com.sadakatsu.clue.contestserver.ContestServer", "agents.txt",
+                        str(args.games_per_order)], cwd=out, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        seconds = time.perf_counter() - started
+        print((out / "playerOutcomes.txt").read_text().strip())
+        args.transcripts = out / "matchTranscripts.txt"
+        games = read_transcripts(args.transcripts)
+        print(f"{len(games)} games in {seconds:.0f} s ({seconds / max(len(games), 1):.1f} s a game); "
+              f"results in {out}")
+    games = read_transcripts(args.transcripts)
+    for count in range(3, 7):
+        table(games, count)
+
+
+if __name__ == "__main__":
+    main()
