@@ -4,12 +4,15 @@ session's; each of pytest-xdist's worker processes is a session of its own)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-# The toy family lives in tests/ and is registered the way any outside family is (child
-# processes inherit it).
+# The toy family lives in tests/ and is registered the way any outside family is; child
+# processes inherit the registration and the path that finds it, from any working directory.
 os.environ["SUBGAME_FAMILIES"] = "tests.toy_family.family"
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")]))
 
 from prefect.testing.utilities import prefect_test_harness  # noqa: E402
 

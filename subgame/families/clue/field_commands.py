@@ -26,10 +26,10 @@ def _player_factory(name: str, seed: int):
 
 @user_errors
 def connect_command(identifier: Annotated[str, typer.Option(
-                        "--identifier", help="The identifier the server launched this agent with.")],
+                        "--identifier", metavar="<text>", help="The identifier the server launched this agent with.")],
                     port: PortOption,
                     player: Annotated[str, typer.Option(
-                        "--player", help="The subgame player: core, exact, random, exact-0.5.")] = "exact",
+                        "--player", metavar="<name>", help="The subgame player: core, exact, random, exact-0.5.")] = "exact",
                     seed: Annotated[int, typer.Option(
                         "--seed", help="Seed of the player's draws (game i uses seed + i).")] = 0) -> None:
     """Play a subgame player in a Speed Clue server's games until it says done."""
@@ -66,7 +66,7 @@ def _render(r: dict[str, Any]) -> None:
 @user_errors
 def host_command(port: PortOption,
                  agents: Annotated[str, typer.Option(
-                     "--agents", help="The contest's launch file: one command a line, the "
+                     "--agents", metavar="<file>", help="The contest's launch file: one command a line, the "
                                       "identifier in braces, %% for the port.")],
                  games: Annotated[int, typer.Option("--games", help="Games to play in all.")],
                  seed: Annotated[int, typer.Option("--seed", help="Seed of the deals.")] = 0,
@@ -74,7 +74,7 @@ def host_command(port: PortOption,
                      "--timeout", help="Seconds an agent has to connect and to answer each "
                                        "message (the contest's: 10).")] = 10.0,
                  store: Annotated[Optional[str], typer.Option(
-                     "--store", help="Results file (JSON lines); a rerun resumes it.")] = None,
+                     "--store", metavar="<file>", help="Results file (JSON lines); a rerun resumes it.")] = None,
                  as_json: JsonOption = False) -> None:
     """Host Speed Clue games between the agents of a launch file (the server's role) and
     print every agent's win share with its 95 % interval."""
