@@ -276,7 +276,7 @@ def served_from_wheel(wheel: Path, python: Path | str, tmp_path: Path) -> None:
     venv_seeing(python, venv)
     # This environment's pip installs into it (a venv's own pip would take seconds to set up).
     _checked(*PIP, "--python", str(venv / "bin" / "python"), "install", "--no-deps",
-             "--no-index", str(wheel), cwd=tmp_path)
+             "--no-index", str(wheel), cwd=tmp_path, env=OUTSIDE_ENV)
     listed = subprocess.run([str(venv / "bin" / "subgame"), "serve", "--list"],
                             env=OUTSIDE_ENV, cwd=tmp_path, capture_output=True, text=True,
                             timeout=120)

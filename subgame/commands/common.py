@@ -85,9 +85,10 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-def json_text(result: Any) -> str:
-    """What --json prints (the Python API reads the same text back)."""
-    return json.dumps(result, indent=2, default=_plain)
+def json_text(result: Any, indent: int | None = 2) -> str:
+    """What --json prints (the Python API reads the same text back); with ``indent=None``
+    the same JSON on one line (the web API's answers)."""
+    return json.dumps(result, indent=indent, default=_plain)
 
 
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:

@@ -30,6 +30,7 @@ import numpy as np
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
+from subgame.storage.entry_reader import EntryReader
 from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
                                       array_attrs, create_arrays, keep_compression,
@@ -55,6 +56,7 @@ class ComputationStore:
         self.group_path = group_path
         self._arrays: dict[str, zarr.Array] | None = None  # kept by a long-lived reader
         self._members: dict[str, bool] | None = None  # likewise, what `has` found
+        self._readers: dict[str, EntryReader | None] | None = None  # and their readers
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
@@ -196,17 +198,29 @@ class ComputationStore:
         return self._members[path]
 
     def entries(self, paths: Sequence[str], where: tuple) -> list[np.ndarray]:
-        """The entries at ``where`` of several arrays, read together: one trip into Zarr's
-        event loop for all, where each array's own read is a trip (a thread switch each
-        way, the longest part of a small read on a busy machine)."""
+        """The entries at ``where`` of several arrays: straight from their files where
+        `entry_reader` reads them, else read together through Zarr, one trip into its event
+        loop for all (each array's own read is a trip, a thread switch each way)."""
         from zarr.core.sync import sync
 
+        found = [reader.read(where) if reader else None
+                 for reader in map(self._entry_reader, paths)]
+        if all(entry is not None for entry in found):
+            return found
         arrays = [self.array(path)._async_array for path in paths]
 
         async def read() -> list[np.ndarray]:
             return list(await asyncio.gather(*(array.getitem(where) for array in arrays)))
 
         return sync(read())
+
+    def _entry_reader(self, path: str) -> EntryReader | None:
+        if self._readers is not None and path in self._readers:
+            return self._readers[path]
+        reader = EntryReader.of(self.array(path))
+        if self._readers is not None:
+            self._readers[path] = reader
+        return reader
 
     def rows(self, path: str, ranks: np.ndarray) -> np.ndarray:
         """Rows ``ranks`` (sorted, unique) of an array, read a run of consecutive ranks at a
@@ -222,7 +236,7 @@ class ComputationStore:
 
     def keep_arrays(self) -> None:
         """Keep the arrays opened through this (read-only) computation (storage.reading)."""
-        self._arrays, self._members = {}, {}
+        self._arrays, self._members, self._readers = {}, {}, {}
 
     def remove(self, path: str) -> None:
         if path in self.group:

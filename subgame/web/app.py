@@ -31,7 +31,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from subgame import __version__, families
-from subgame.api import query
 from subgame.commands.common import json_text
 from subgame.errors import InvalidInput, NotComputed, SubgameError
 from subgame.storage import find_computations
@@ -54,7 +53,7 @@ async def answered(call: Callable[[], Any]) -> Response:
     """The call's result as JSON (as --json prints it), run in a worker thread; its errors
     as one message."""
     try:
-        return Response(json_text(await run_in_threadpool(call)),
+        return Response(json_text(await run_in_threadpool(call), indent=None),
                         media_type="application/json")
     except SubgameError as exc:
         return error(404 if isinstance(exc, NotComputed) else 400, str(exc))  # 404: not stored
@@ -164,7 +163,7 @@ def _query_route(app: FastAPI, store: str, family: str, function: Callable[..., 
             options = parse_request(parameters, request.query_params.multi_items())
         except InvalidInput as exc:
             return error(400, str(exc))
-        return await answered(lambda: query(family, store, **options))
+        return await answered(lambda: function(store=store, **options))
 
     app.add_api_route(f"/api/query/{family}", route, methods=["GET"],
                       summary=f"subgame query {family}",

@@ -60,11 +60,7 @@ def web(store: StoreOption = None,
     if host not in LOCAL_HOSTS:
         console.print(f"listening on {host}: reachable from other machines (read-only)",
                       soft_wrap=True)
-    try:
-        listening = socket.create_server(
-            (host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
-    except OSError as exc:
-        raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    listening = listen(host, port)
     bound = listening.getsockname()[1]
     children = _fork_workers(workers)
     if children is not None:  # the parent, once every process serves
@@ -78,6 +74,20 @@ def web(store: StoreOption = None,
             os.kill(pid, signal.SIGTERM)
         for pid in children or ():
             os.waitpid(pid, 0)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's listening socket, Nagle's algorithm off for every connection it accepts
+    (Linux copies the option to them). asyncio turns it off only on sockets made with
+    proto=IPPROTO_TCP, which create_server's are not; left on, an answer's body waits for
+    the client's delayed ACK of its headers, 40 ms an answer."""
+    try:
+        listening = socket.create_server(
+            (host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return listening
 
 
 def _fork_workers(workers: int) -> list[int] | None:

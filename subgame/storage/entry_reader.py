@@ -1,0 +1,151 @@
+"""One entry of a stored array, read straight from the file that holds it.
+
+A query reads one entry (a row and what lies below it) of a few arrays. Through Zarr each
+read is a trip into Zarr's event loop thread and back, and on a busy machine those thread
+switches are most of a small read's time. Zarr 3's format is open and simple for the arrays
+subgame writes, so a reader of a local folder reads it directly:
+
+- a chunk (a shard, for a sharded array) is the file ``c/i/j/...`` under the array's folder,
+  named by its position in the chunk grid;
+- a shard ends with its index, an (offset, length) pair of little-endian uint64 per inner
+  chunk in C order, both 2**64 - 1 for a chunk not written, then the index's CRC-32C;
+- a chunk is its elements' bytes (C order, the whole chunk shape even at the array's edge),
+  zstd-compressed where the array says so, then the CRC-32C of what precedes it.
+
+`EntryReader.of` reads an array's metadata and returns None where the array uses anything
+else (other codecs, a chunk key encoding other than ``default``, a chunked trailing axis) or
+lives elsewhere than a local folder; `read` returns None where a file fails its checksum or is
+cut short. Either way the caller reads through Zarr, which says what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import google_crc32c
+import numpy as np
+from numcodecs.zstd import Zstd
+
+UNWRITTEN = 2 ** 64 - 1
+CHECKSUM = 4  # bytes of a CRC-32C
+
+
+@dataclass(frozen=True)
+class Codecs:
+    """An array-to-bytes chain: the elements' byte order, then zstd, then CRC-32C."""
+
+    dtype: np.dtype
+    zstd: bool
+    crc32c: bool
+
+    @classmethod
+    def of(cls, data_type: str, codecs: list[dict[str, Any]]) -> Codecs | None:
+        names = [codec["name"] for codec in codecs]
+        if names not in (["bytes"], ["bytes", "crc32c"], ["bytes", "zstd"],
+                         ["bytes", "zstd", "crc32c"]):
+            return None
+        endian = (codecs[0].get("configuration") or {}).get("endian", "little")
+        try:
+            dtype = np.dtype(data_type).newbyteorder("<" if endian == "little" else ">")
+        except TypeError:
+            return None
+        return cls(dtype, "zstd" in names, "crc32c" in names)
+
+    def decode(self, file, length: int, shape: tuple[int, ...]) -> np.ndarray | None:
+        """The chunk of ``shape`` in the next ``length`` bytes of ``file`` (None where it
+        fails its checksum or is cut short)."""
+        raw = file.read(length - CHECKSUM * self.crc32c)
+        if self.crc32c and google_crc32c.value(raw).to_bytes(CHECKSUM, "little") != \
+                file.read(CHECKSUM):
+            return None
+        if self.zstd:
+            raw = Zstd().decode(raw)
+        if len(raw) != math.prod(shape) * self.dtype.itemsize:
+            return None
+        return np.frombuffer(raw, self.dtype).reshape(shape)
+
+
+@dataclass(frozen=True)
+class EntryReader:
+    """Reads ``array[where]`` for a tuple of integers ``where`` (the leading axes)."""
+
+    folder: str
+    shape: tuple[int, ...]
+    chunks: tuple[int, ...]        # the grid's chunk (a shard, where sharded)
+    inner: tuple[int, ...] | None  # a shard's inner chunk
+    codecs: Codecs
+    fill_value: Any
+
+    @classmethod
+    def of(cls, array: Any) -> EntryReader | None:
+        """The reader of a Zarr array, None where it does not read this array's format."""
+        from zarr.storage import LocalStore
+
+        if not isinstance(array.store, LocalStore):
+            return None
+        meta = array.metadata.to_dict()
+        encoding = meta.get("chunk_key_encoding", {})
+        if (meta.get("zarr_format") != 3 or meta["chunk_grid"]["name"] != "regular"
+                or encoding.get("name") != "default"
+                or (encoding.get("configuration") or {}).get("separator", "/") != "/"):
+            return None
+        shape = tuple(meta["shape"])
+        chunks = tuple(meta["chunk_grid"]["configuration"]["chunk_shape"])
+        inner, codecs = None, meta["codecs"]
+        if [codec["name"] for codec in codecs] == ["sharding_indexed"]:
+            sharding = codecs[0]["configuration"]
+            if (sharding.get("index_location", "end") != "end"
+                    or [c["name"] for c in sharding["index_codecs"]] != ["bytes", "crc32c"]):
+                return None
+            inner, codecs = tuple(sharding["chunk_shape"]), sharding["codecs"]
+        chain = Codecs.of(meta["data_type"], codecs)
+        if chain is None or chain.dtype.kind not in "biuf":
+            return None
+        return cls(os.path.join(str(array.store.root), array.path), shape, chunks, inner,
+                   chain, np.asarray(meta["fill_value"], chain.dtype.newbyteorder("=")))
+
+    def read(self, where: tuple[int, ...]) -> np.ndarray | None:
+        """``array[where]``, or None where the files must be read through Zarr."""
+        n = len(where)
+        if any(c < s for c, s in zip((self.inner or self.chunks)[n:], self.shape[n:])):
+            return None  # a trailing axis in several chunks
+        position = [w // c for w, c in zip(where, self.chunks)] + [0] * (len(self.shape) - n)
+        within = tuple(w % c for w, c in zip(where, self.chunks))
+        path = os.path.join(self.folder, "c", *map(str, position))
+        try:
+            with open(path, "rb") as file:
+                if self.inner is None:
+                    length = os.fstat(file.fileno()).st_size
+                    chunk, offset = self.codecs.decode(file, length, self.chunks), within
+                else:
+                    chunk, offset = self._inner_chunk(file, within)
+        except FileNotFoundError:
+            return np.full(self.shape[n:], self.fill_value)
+        except (OSError, ValueError, RuntimeError):
+            return None
+        if chunk is None:
+            return None
+        return np.array(chunk[offset][tuple(slice(0, s) for s in self.shape[n:])])
+
+    def _inner_chunk(self, file, within: tuple[int, ...]):
+        """The inner chunk of an open shard holding ``within`` (None where it fails its
+        checksum), with ``within``'s position in it."""
+        grid = [math.ceil(c / i) for c, i in zip(self.chunks, self.inner)]
+        size = math.prod(grid) * 16 + CHECKSUM
+        file.seek(-size, os.SEEK_END)
+        index = file.read(size)
+        if google_crc32c.value(index[:-CHECKSUM]).to_bytes(CHECKSUM, "little") != \
+                index[-CHECKSUM:]:
+            return None, None
+        n = len(within)
+        at = np.ravel_multi_index([w // i for w, i in zip(within, self.inner)]
+                                  + [0] * (len(grid) - n), grid)
+        start, length = np.frombuffer(index, "<u8", count=2, offset=16 * int(at))
+        offset = tuple(w % i for w, i in zip(within, self.inner))
+        if start == UNWRITTEN and length == UNWRITTEN:
+            return np.full(self.inner, self.fill_value), offset
+        file.seek(int(start))
+        return self.codecs.decode(file, int(length), self.inner), offset
