@@ -13,8 +13,8 @@ Peter Taylor's players into build/taylor with Debian's OpenJDK.  The contest's s
 min(6, n) of the n entrants, every seat order of each, ``--games-per-order`` games each,
 and writes matchTranscripts.txt when it ends.  This script prints, per player count, every
 entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
-and the best subgame player's share against SpockAI's: their ratio, and the paired
-difference of wins over the games both played, with its 95 % normal interval.
+and every subgame player's share against SpockAI's (the best first): their ratio, and the
+paired difference of wins over the games both played, with its 95 % normal interval.
 """
 
 from __future__ import annotations
@@ -90,16 +90,17 @@ def table(games, count: int) -> None:
         low, high = wilson(wins, len(played))
         shares[name] = wins / len(played)
         print(f"  {name:<20} {len(played):>6} {wins:>6}  {shares[name]:.3f} ({low:.3f}-{high:.3f})")
-    ours = [n for n in entrants if n in SUBGAME]
-    if ours and "SpockAI" in entrants:
-        best = max(ours, key=shares.get)
-        both = [(w, names) for w, names in rows if best in names and "SpockAI" in names]
-        d = [(names[w] == best) - (names[w] == "SpockAI") for w, names in both]
+    ours = sorted((n for n in entrants if n in SUBGAME), key=shares.get, reverse=True)
+    for player in ours if "SpockAI" in entrants else []:
+        both = [(w, names) for w, names in rows if player in names and "SpockAI" in names]
+        if not both:
+            continue
+        d = [(names[w] == player) - (names[w] == "SpockAI") for w, names in both]
         mean = sum(d) / len(d)
         sd = math.sqrt(sum((x - mean) ** 2 for x in d) / max(len(d) - 1, 1))
         half = 1.96 * sd / math.sqrt(len(d))
-        ratio = shares[best] / shares["SpockAI"] if shares["SpockAI"] else math.inf
-        print(f"  {best} / SpockAI share: {ratio:.2f}x; paired difference of wins over "
+        ratio = shares[player] / shares["SpockAI"] if shares["SpockAI"] else math.inf
+        print(f"  {player} / SpockAI share: {ratio:.2f}x; paired difference of wins over "
               f"{len(d)} games: {mean:+.3f} ({mean - half:+.3f} to {mean + half:+.3f})")
 
 

@@ -1,17 +1,21 @@
 """subgame: exact solutions of small games, level by level, kept in a Zarr store."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("subgame")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
-
-
 _API = ("query", "table")  # subgame.api, imported on first use: `import subgame` stays fast
 
 
+def _version() -> str:
+    # importlib.metadata is slow to import: the version is read where it is asked for
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("subgame")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        return _version()
     if name in _API:
         from subgame import api
 
@@ -20,4 +24,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    return sorted([*globals(), "__version__", *_API])

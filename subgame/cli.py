@@ -33,7 +33,8 @@ except ImportError:  # pragma: no cover
     import click  # noqa: E402
     from click.exceptions import NoArgsIsHelpError, UsageError  # noqa: E402
 
-from subgame import __version__, families, watchdog  # noqa: E402
+import subgame  # noqa: E402
+from subgame import families, watchdog  # noqa: E402
 from subgame.commands.common import (PIPE_CLOSED, JsonOption, command_from,  # noqa: E402
                                      console, emit, output_goes_nowhere,
                                      reader_left)
@@ -181,7 +182,7 @@ def run_command(family: Family):
 
 def _print_version(value: bool) -> None:
     if value:
-        print(f"subgame {__version__}")
+        print(f"subgame {subgame.__version__}")
         raise typer.Exit()
 
 
@@ -281,11 +282,19 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
     return app
 
 
+def _read_elsewhere(record: logging.LogRecord) -> bool:
+    """Zarr reads a store's metadata documents side by side; where the store refuses them
+    all (no permission), the first refusal is the user's one line, and asyncio would report
+    each other one, dropped unread, at exit with a traceback."""
+    return not record.getMessage().startswith("Future exception was never retrieved")
+
+
 def _main() -> None:
     """The console script: a usage error (an unknown option, a value of the wrong type) is
     one line on stderr, as every other refusal is. Verbs that start servers or workers leave
     none behind, however the process ends (`subgame.watchdog`); a run stops cleanly on
     Ctrl-C or SIGTERM (`subgame.interrupts`)."""
+    logging.getLogger("asyncio").addFilter(_read_elsewhere)
     try:
         if sys.argv[1:2] in (["run"], ["serve"]):
             watchdog.guard()

@@ -4,12 +4,14 @@ parameter and the deployments' `options:` mapping all read this one typed object
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
-from subgame.clusters import ClusterProfile, resolve_profile
 from subgame.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from subgame.clusters import ClusterProfile
 
 EXECUTORS = ("dask", "threads", "serial")
 ORCHESTRATIONS = ("auto", "prefect", "none")
@@ -85,6 +87,8 @@ class RunOptions:
 
     def cluster_profile(self) -> ClusterProfile:
         """The profile these options name, resolved (a YAML read) once per options object."""
+        from subgame.clusters import resolve_profile  # YAML and sockets: for runs alone
+
         if "_profile" not in self.__dict__:  # a frozen dataclass: cached beside its fields
             object.__setattr__(self, "_profile",
                                resolve_profile(self.cluster, self.scheduler, self.workers))

@@ -114,3 +114,22 @@ def test_a_rerun_of_the_main_job_s_family_imports_no_numba(tmp_path):
     imported, output = imported_by("run", "guess-who", "--max-n", "16", "--store", store)
     assert "computed 0 steps" in output, output
     assert not packages(imported) & {"numba", "zarr", "prefect", "dask", "pydantic"}
+
+
+def test_a_state_query_in_json_imports_neither_the_kernel_nor_rich(tmp_path):
+    """A query reads stored entries: the answer is the stored one, and the process loads
+    none of what solving (the kernel's modules, numba, the cluster profiles) or text
+    output (rich) needs: a short command's start would pay for them."""
+    store = str(tmp_path / "s.zarr")
+    subprocess.run([sys.executable, "-m", "subgame.cli", "run", "gops", "--cards", "4",
+                    "--store", store, "--quiet"], check=True, timeout=300)
+    imported, output = imported_by("query", "gops", "--cards", "4", "--hand", "1,2",
+                                   "--opponent", "1,3", "--prizes", "2,4", "--store", store,
+                                   "--json")
+    from subgame.families.gops.read import query_state
+
+    answer = json.loads(output)
+    assert answer["value"] == query_state(store, 4, [1, 2], [1, 3], [2, 4])["value"]
+    assert answer["bids"]  # the strategies were read too
+    assert not packages(imported) & {"numba", "rich", "prefect", "dask"}
+    assert not imported & {"subgame.families.gops.game.level", "subgame.clusters"}

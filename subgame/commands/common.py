@@ -13,7 +13,6 @@ import sys
 from typing import Annotated, Any, Callable, Optional, get_args, get_origin, get_type_hints
 
 import typer
-from rich.console import Console
 from typer.models import OptionInfo
 
 from subgame import interrupts
@@ -46,19 +45,31 @@ def output_goes_nowhere() -> None:
     os.close(devnull)
 
 
-class PipedConsole(Console):
-    """A console that ends the command silently, as a process SIGPIPE ends, where the
-    reader of its output left (rich's own exits with status 1, a bug's)."""
+@functools.lru_cache(maxsize=None)
+def _results_console() -> Any:
+    """rich's console for results, ending the command silently, as a process SIGPIPE ends,
+    where the reader of its output left (rich's own exits with status 1, a bug's). No
+    :name: emoji codes: loading their table is a good part of a short command's start."""
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        output_goes_nowhere()
-        raise typer.Exit(PIPE_CLOSED)
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            output_goes_nowhere()
+            raise typer.Exit(PIPE_CLOSED)
+
+    return PipedConsole(emoji=False)
 
 
-# Results; errors go to stderr as one plain line. No :name: emoji codes: loading their table
-# is 15 ms of every run's start.
-console = PipedConsole(emoji=False)
+class ResultsConsole:
+    """Results go to rich's console, built where first printed to: a command that answers
+    in JSON never imports rich. Errors go to stderr as one plain line."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_results_console(), name)
+
+
+console = ResultsConsole()
 
 # The same --store as every run's (declared once, in RunOptions).
 StoreOption = get_type_hints(RunOptions, include_extras=True)["store"]

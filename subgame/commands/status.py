@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from rich import box
-from rich.table import Table
-
 from subgame import families
 from subgame.commands.common import JsonOption, StoreOption, console, emit, user_errors
 from subgame.errors import InvalidInput
@@ -42,6 +39,9 @@ def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
     result = {"store": url, "computations": [c.status() for c in find_computations(url)]}
 
     def render(r: dict) -> None:
+        from rich import box  # rich is for the text output alone
+        from rich.table import Table
+
         if not r["computations"]:
             console.print(f"{url}: no computations yet")
         for comp in r["computations"]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from subgame.commands.common import (JsonOption, OutOption, StoreOption, console, emit,
                                      result_command, user_errors)
@@ -160,6 +159,8 @@ def evaluate(cards: CardsOption, objective: ObjectiveOption = "points",
                                       list(policy or POLICIES))
 
     def render(r: dict) -> None:
+        from rich.table import Table  # rich is for the text output alone
+
         table = Table(title=f"GOPS N={r['cards']}: policies against the {r['objective']}-"
                             f"optimal player two (exploitability in {r['exploitability_in']})")
         for column in ("policy", "E\\[points]", "P(win)", "P(tie)", "P(lose)", "exploitability"):
@@ -183,6 +184,8 @@ def _evaluate_openspiel(url: str, cards: int, objective: str, source: str, marko
     result = measure_agent(url, cards, objective, source, markov)
 
     def render(r: dict) -> None:
+        from rich.table import Table  # rich is for the text output alone
+
         table = Table(title=f"GOPS N={r['cards']}: {r['policy']} against the stored "
                             f"{r['objective']} equilibrium (in {r['units']})")
         for column in ("seat", "value", "best response's gain"):

@@ -26,8 +26,7 @@ from subgame.computation import ComputationConfig
 from subgame.errors import InvalidInput, check_int, integer_text
 from subgame.families.gops import game as gops
 from subgame.families.gops.game.cards import deck_labels, subsets
-from subgame.families.gops.game.level import (OBJECTIVES, WARM_SLOTS, deck_reach, diff_max,
-                                              level_zero)
+from subgame.families.gops.game.objective import OBJECTIVES, deck_reach, diff_max
 from subgame.families.gops.game.patterns import pattern_labels, stored_pattern_count
 from subgame.plan import (ArraySpec, ChunkMax, Plan, ShardTask, Stage, Step, Writer,
                           inner_chunks, sum_metrics)
@@ -250,8 +249,8 @@ class GopsConfig(ComputationConfig):
             decoded = ZARR_CHUNKS_IN_FLIGHT * self.shard_rows(j - 1, n_patterns_before) \
                 if j > 1 else 0
             previous = (rows_read + decoded) * self.states_per_deck(j - 1) * 8 if j > 1 else 0
-            layout = n_patterns * j * j * 6 + \
-                comb(self.cards, j) * (9 * j + 8) + n_patterns * j * 4 * WARM_SLOTS  # + bases
+            layout = n_patterns * j * j * 6 + comb(self.cards, j) * (9 * j + 8) + \
+                n_patterns * j * 4 * gops.WARM_SLOTS  # + bases
             upcard_values = states * j * 8 if self.with_upcard_values(j) else 0
             strategies = states * j * j * 4 if self.with_strategies(j) else 0
             return previous + layout + states * 8 + upcard_values + 2 * strategies + \
@@ -393,7 +392,7 @@ def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
         ranks = gops.previous_rows(layout, p_lo, p_hi)
         prev = store.rows(f"j{j - 1}/values", ranks)
     else:
-        ranks, prev = None, level_zero(config.objective)
+        ranks, prev = None, gops.level_zero(config.objective)
     helpers = HelperTime()
     kernel_start = time.thread_time()
     result = gops.solve_shard(layout, prev, p_lo, p_hi, config.with_strategies(j),

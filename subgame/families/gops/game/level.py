@@ -42,13 +42,13 @@ from subgame.jit import njit
 
 from . import cards, lanes, patterns
 from .matrix_game import _u, solve_into
+from .objective import OBJECTIVES, deck_reach, diff_max
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
 # Games in a range of a shard's patterns that solve_shard hands to map_parts: 0.05-0.1 s of
 # work, so that a level's last shards share out over the cores in a few ranges each
 PART_GAMES = 1 << 17
 MapParts = Callable[[Callable[[int], Any], Sequence[int]], list]
-OBJECTIVES = ("points", "win")
 # numba's loop (_solve_rows) compiled once for every j or for the level's j alone
 # ("specialised"), or numpy's lanes (lanes.py): GopsConfig.kernel picks
 KERNELS = ("compiled", "specialised", "lanes")
@@ -125,26 +125,6 @@ class LevelLayout:
 
 def _state_shape(objective: str, n_p: int, diff_max: int, n_patterns: int) -> tuple[int, ...]:
     return (n_p, n_patterns) if objective == "points" else (n_p, 2 * diff_max + 1, n_patterns)
-
-
-def deck_reach(n_cards: int, decks: np.ndarray, objective: str) -> np.ndarray:
-    """Per deck row, the largest |d| whose states are computed: min(sum(P), T - sum(P))
-    under win (larger |d| is saturated or unreachable), 0 under points."""
-    if objective == "points":
-        return np.zeros(decks.shape[0], np.int64)
-    sums = decks.astype(np.int64).sum(axis=1)
-    return np.minimum(sums, n_cards * (n_cards + 1) // 2 - sums)
-
-
-def diff_max(n_cards: int, j: int, objective: str) -> int:
-    """Half-width of level j's difference axis (0 under points)."""
-    if objective == "points":
-        return 0
-    total = n_cards * (n_cards + 1) // 2
-    low = j * (j + 1) // 2  # sum(P) runs over every integer between its extremes
-    high = j * (2 * n_cards - j + 1) // 2
-    middle = min(max(total // 2, low), high)
-    return max(min(s, total - s) for s in {low, high, middle})
 
 
 def level_layout(n_cards: int, j: int, objective: str = "points") -> LevelLayout:
