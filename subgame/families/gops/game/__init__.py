@@ -29,7 +29,8 @@ __all__ = sorted(_MODULE)
 
 def __getattr__(name: str):
     if name in _MODULE:
-        return getattr(import_module(f".{_MODULE[name]}", __name__), name)
+        value = globals()[name] = getattr(import_module(f".{_MODULE[name]}", __name__), name)
+        return value  # kept as the module's own: the next look-up is an ordinary one
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
