@@ -15,7 +15,8 @@ def _version() -> str:
 
 def __getattr__(name: str):
     if name == "__version__":
-        return _version()
+        value = globals()[name] = _version()  # read once
+        return value
     if name in _API:
         from subgame import api
 

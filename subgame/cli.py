@@ -285,8 +285,10 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
 def _read_elsewhere(record: logging.LogRecord) -> bool:
     """Zarr reads a store's metadata documents side by side; where the store refuses them
     all (no permission), the first refusal is the user's one line, and asyncio would report
-    each other one, dropped unread, at exit with a traceback."""
-    return not record.getMessage().startswith("Future exception was never retrieved")
+    each other one, dropped unread, at exit with a traceback. Other reports stay."""
+    refused = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
+    return not (refused and
+                record.getMessage().startswith("Future exception was never retrieved"))
 
 
 def _main() -> None:

@@ -87,9 +87,9 @@ class RunOptions:
 
     def cluster_profile(self) -> ClusterProfile:
         """The profile these options name, resolved (a YAML read) once per options object."""
-        from subgame.clusters import resolve_profile  # YAML and sockets: for runs alone
-
         if "_profile" not in self.__dict__:  # a frozen dataclass: cached beside its fields
+            from subgame.clusters import resolve_profile  # YAML and sockets: for runs alone
+
             object.__setattr__(self, "_profile",
                                resolve_profile(self.cluster, self.scheduler, self.workers))
         return self.__dict__["_profile"]
