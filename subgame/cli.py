@@ -17,7 +17,7 @@ import logging  # noqa: E402
 import os  # noqa: E402
 from contextlib import ExitStack  # noqa: E402
 from dataclasses import MISSING, asdict, fields, replace  # noqa: E402
-from typing import Annotated, Any, get_type_hints  # noqa: E402
+from typing import Annotated, Any, Callable, get_type_hints  # noqa: E402
 
 # No network here or on many clusters: Prefect's telemetry would only log failures.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -177,7 +177,9 @@ def run_command(family: Family):
             f"({counted(r['shards_computed'], 'shard')}), {r['steps_skipped']} already stored"
             f"{WAYS[r['orchestration']]}", soft_wrap=True) for r in rs])
 
-    return command_from(run, parameters, family.options, f"run_{family.name}")
+    command = command_from(run, parameters, family.options, f"run_{family.name}")
+    command.__doc__ = family.summary or command.__doc__  # the help's text
+    return command
 
 
 def _print_version(value: bool) -> None:
@@ -201,9 +203,7 @@ class ListedFamilies(TyperGroup):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if not self.listing and name in families.LISTED and name in self.commands \
                 and name not in self.built:
-            tree = _built(name)  # the whole command tree with this family
-            self.commands[name] = (tree.commands[self.name] if self.name  # ("" at the top)
-                                   else tree).commands[name]
+            self.commands[name] = _built(self.name or "", name)  # ("" at the top)
             self.built.add(name)
         return self.commands.get(name)
 
@@ -216,8 +216,14 @@ class ListedFamilies(TyperGroup):
 
 
 @functools.lru_cache(maxsize=None)
-def _built(name: str) -> TyperGroup:
-    return typer.main.get_command(build_app(name))
+def _built(group: str, name: str) -> click.Command:
+    """`subgame GROUP NAME` of a family, built alone ("" group: the family's tools)."""
+    command = _places(families.get(name))[group]
+    if isinstance(command, typer.Typer):
+        return typer.main.get_command(command)
+    app = _group()
+    app.command(name)(command)
+    return typer.main.get_command(app)
 
 
 def _stand_in() -> None:
@@ -230,11 +236,11 @@ def _group(cls: type[TyperGroup] = TyperGroup, **settings: Any) -> typer.Typer:
     return typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=cls, **settings)
 
 
-def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
-    """The whole command tree: with every family built, with one (`only`), or (`listed`, the
-    console script's) with the built-in families' stand-ins, each built where a command line
-    reaches it (`ListedFamilies`)."""
-    from subgame.commands import export, serve, server, status, upgrade, verify_store
+def build_app(*, listed: bool = False) -> typer.Typer:
+    """The whole command tree: with every family built, or (`listed`, the console script's)
+    with the built-in families' stand-ins, each built where a command line reaches it
+    (`ListedFamilies`)."""
+    from subgame.commands import serve, server, status, upgrade, verify_store
 
     cls = ListedFamilies if listed else TyperGroup
     app = _group(cls, pretty_exceptions_enable=False,  # `subgame --install-completion` sets up
@@ -259,19 +265,14 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
             verb_apps[verb].command(name, help=texts[verb])(_stand_in)
         if texts.get("tools"):
             app.add_typer(_group(help=texts["summary"]), name=name)
-    built = ({only: families.get(only)} if only is not None
-             else families.plugins() if listed else families.all_families())
+    built = families.plugins() if listed else families.all_families()
+    groups = {"run": run_app, **verb_apps}
     for name, family in built.items():
-        run_app.command(name, help=family.summary or None)(run_command(family))
-        for verb, command in family.commands.items():
-            verb_apps[verb].command(name)(command)
-        if family.table is not None:
-            verb_apps["export"].command(name)(export.export_command(family.table))
-        if family.tools:
-            tools = _group(help=family.summary or None)
-            for tool, command in family.tools.items():
-                tools.command(tool)(command)
-            app.add_typer(tools, name=name)
+        for place, command in _places(family).items():
+            if place:
+                groups[place].command(name)(command)
+            else:
+                app.add_typer(command, name=name)
     app.command("status")(status.status)
     app.command("upgrade")(upgrade.upgrade)
     app.command("publish")(__import__("subgame.commands.publish", fromlist=["publish"]).publish)
@@ -280,6 +281,22 @@ def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
     app.command("reproduce")(__import__("subgame.reproduce.command",
                                         fromlist=["reproduce"]).reproduce)
     return app
+
+
+def _places(family: Family) -> dict[str, Callable[..., Any] | typer.Typer]:
+    """Where a family's commands go: "run", each verb's, "export" where it has a table, and
+    "" (the top) for its tools, a group of their own."""
+    from subgame.commands import export
+
+    places: dict[str, Callable[..., Any] | typer.Typer] = {"run": run_command(family),
+                                                           **family.commands}
+    if family.table is not None:
+        places["export"] = export.export_command(family.table)
+    if family.tools:
+        places[""] = tools = _group(help=family.summary or None)
+        for tool, command in family.tools.items():
+            tools.command(tool)(command)
+    return places
 
 
 def _read_elsewhere(record: logging.LogRecord) -> bool:
@@ -348,5 +365,18 @@ def main() -> None:
     sys.exit(status)
 
 
+def program() -> None:
+    """The `subgame` program: `main`, where a query then ends at once. A query reads,
+    prints and starts nothing that needs stopping; once its output is out, the
+    interpreter's teardown (every module, Zarr's threads) would only add to its time."""
+    try:
+        main()
+    except SystemExit as exc:
+        if sys.argv[1:2] != ["query"] or not (exc.code is None or isinstance(exc.code, int)):
+            raise
+        sys.stderr.flush()  # main flushed stdout
+        os._exit(exc.code or 0)
+
+
 if __name__ == "__main__":
-    main()
+    program()

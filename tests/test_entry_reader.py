@@ -51,6 +51,16 @@ def test_every_entry_reads_as_zarr_reads_it(tmp_path, layout):
         np.testing.assert_array_equal(found, array[where])
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda layout: f"{layout[0]}-{layout[4]}")
+def test_scattered_points_read_as_zarr_reads_them(tmp_path, layout):
+    array = stored(tmp_path, *layout, fill=False)
+    rng = np.random.default_rng(7)
+    points = np.stack([rng.integers(0, n, 300) for n in array.shape], axis=1)
+    found = EntryReader.of(array).read_points(points)
+    assert found is not None and found.dtype == array.dtype
+    np.testing.assert_array_equal(found, array.get_coordinate_selection(tuple(points.T)))
+
+
 def test_a_damaged_chunk_is_left_to_zarr_which_names_it(tmp_path):
     array = stored(tmp_path, *LAYOUTS[2])
     reader = EntryReader.of(array)
@@ -59,6 +69,7 @@ def test_a_damaged_chunk_is_left_to_zarr_which_names_it(tmp_path):
     raw[5] ^= 0xFF  # inside the first inner chunk of the shard holding rows 21..41
     shard.write_bytes(bytes(raw))
     assert reader.read((21,)) is None
+    assert reader.read_points(np.array([[0, 0, 0, 0], [21, 0, 0, 0]])) is None
     with pytest.raises(ValueError, match="checksum"):
         zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[21]
     np.testing.assert_array_equal(reader.read((0,)), array[0])  # other shards still read

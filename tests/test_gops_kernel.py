@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from subgame.families.gops.game import (answer, level_layout, locate, payoff_matrices,
-                                        previous_rows, shard_ranges, solve_levels,
-                                        solve_matrix_game, solve_matrix_games, solve_shard)
+from subgame.families.gops.game import (answer, children, level_layout, locate,
+                                        payoff_matrices, previous_rows, shard_ranges,
+                                        solve_levels, solve_matrix_game, solve_matrix_games,
+                                        solve_shard)
 from subgame.families.gops.game.matrix_game import solve_alone
 from subgame.families.gops.game.cards import drop_ranks, subset_rank, subsets
 from subgame.families.gops.game.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
@@ -624,6 +625,24 @@ def test_query_validates_card_sets():
     with pytest.raises(ValueError, match="outside 1..5"):
         locate(5, [1, 6], [2, 3], [4, 5])
     assert locate(5, [3, 1], [2, 4], [5, 1]) == locate(5, (1, 3), (4, 2), (1, 5))
+
+
+def test_a_states_children_are_its_children_located_one_by_one():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(rng.integers(1, 9))
+        j = int(rng.integers(1, n + 1))
+        v, y, p = (rng.permutation(np.arange(1, n + 1))[:j].tolist() for _ in range(3))
+        child = children(n, v, y, p)
+        for k, upcard in enumerate(sorted(p)):
+            for i, bid in enumerate(sorted(v)):
+                for l, other in enumerate(sorted(y)):
+                    ref = locate(n, [c for c in v if c != bid], [c for c in y if c != other],
+                                 [c for c in p if c != upcard])
+                    assert (child.level, child.pattern[i, l], child.sign[i, l],
+                            child.p_rank[k], child.duel[i, l], child.left[k]) == \
+                        (ref.level, ref.pattern, ref.sign, ref.p_rank,
+                         np.sign(bid - other), sum(p) - upcard)
 
 
 def test_query_swaps_players(solved):

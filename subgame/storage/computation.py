@@ -214,6 +214,16 @@ class ComputationStore:
 
         return sync(read())
 
+    def points(self, path: str, points: np.ndarray) -> np.ndarray:
+        """The entries of an array at the positions ``points`` (an (n, ndim) integer
+        array): each block that holds some read once, straight from its file where
+        `entry_reader` reads it, else by Zarr's coordinate selection."""
+        reader = self._entry_reader(path)
+        found = reader.read_points(points) if reader else None
+        if found is None:
+            found = self.array(path).get_coordinate_selection(tuple(points.T))
+        return found
+
     def _entry_reader(self, path: str) -> EntryReader | None:
         if self._readers is not None and path in self._readers:
             return self._readers[path]

@@ -110,42 +110,65 @@ class EntryReader:
     def read(self, where: tuple[int, ...]) -> np.ndarray | None:
         """``array[where]``, or None where the files must be read through Zarr."""
         n = len(where)
-        if any(c < s for c, s in zip((self.inner or self.chunks)[n:], self.shape[n:])):
+        block = self.inner or self.chunks
+        if any(b < s for b, s in zip(block[n:], self.shape[n:])):
             return None  # a trailing axis in several chunks
-        position = [w // c for w, c in zip(where, self.chunks)] + [0] * (len(self.shape) - n)
-        within = tuple(w % c for w, c in zip(where, self.chunks))
+        rest = [0] * (len(self.shape) - n)
+        within = [w % c for w, c in zip(where, self.chunks)]
+        found = self._block([w // c for w, c in zip(where, self.chunks)] + rest,
+                            [w // b for w, b in zip(within, block)] + rest)
+        if found is None:
+            return None
+        offset = tuple(w % b for w, b in zip(within, block))
+        return np.array(found[offset][tuple(slice(0, s) for s in self.shape[n:])])
+
+    def read_points(self, points: np.ndarray) -> np.ndarray | None:
+        """``array[tuple(points.T)]`` for an (n, ndim) integer array of positions, each
+        block (inner chunk, or chunk) that holds some read once; None where the files must
+        be read through Zarr."""
+        block = np.array(self.inner or self.chunks)
+        within = points % self.chunks
+        keys = np.concatenate([points // self.chunks, within // block], axis=1)
+        blocks, which = np.unique(keys, axis=0, return_inverse=True)
+        found = np.empty(len(points), self.codecs.dtype.newbyteorder("="))
+        offsets = within % block
+        ndim = len(self.shape)
+        for b, key in enumerate(blocks.tolist()):
+            data = self._block(key[:ndim], key[ndim:])
+            if data is None:
+                return None
+            members = np.flatnonzero(which.ravel() == b)
+            found[members] = data[tuple(offsets[members].T)]
+        return found
+
+    def _block(self, position: list[int], at: list[int]) -> np.ndarray | None:
+        """The chunk at ``position`` in the grid, or where sharded, its inner chunk at
+        ``at`` in the shard's grid of them: the fill value where never written, None where
+        it fails its checksum or is cut short."""
         path = os.path.join(self.folder, "c", *map(str, position))
         try:
             with open(path, "rb") as file:
                 if self.inner is None:
-                    length = os.fstat(file.fileno()).st_size
-                    chunk, offset = self.codecs.decode(file, length, self.chunks), within
-                else:
-                    chunk, offset = self._inner_chunk(file, within)
+                    return self.codecs.decode(file, os.fstat(file.fileno()).st_size,
+                                              self.chunks)
+                return self._inner_chunk(file, at)
         except FileNotFoundError:
-            return np.full(self.shape[n:], self.fill_value)
+            return np.full(self.inner or self.chunks, self.fill_value)
         except (OSError, ValueError, RuntimeError):
             return None
-        if chunk is None:
-            return None
-        return np.array(chunk[offset][tuple(slice(0, s) for s in self.shape[n:])])
 
-    def _inner_chunk(self, file, within: tuple[int, ...]):
-        """The inner chunk of an open shard holding ``within`` (None where it fails its
-        checksum), with ``within``'s position in it."""
+    def _inner_chunk(self, file, at: list[int]) -> np.ndarray | None:
+        """The inner chunk ``at`` of an open shard (None where it fails its checksum)."""
         grid = [math.ceil(c / i) for c, i in zip(self.chunks, self.inner)]
         size = math.prod(grid) * 16 + CHECKSUM
         file.seek(-size, os.SEEK_END)
         index = file.read(size)
         if google_crc32c.value(index[:-CHECKSUM]).to_bytes(CHECKSUM, "little") != \
                 index[-CHECKSUM:]:
-            return None, None
-        n = len(within)
-        at = np.ravel_multi_index([w // i for w, i in zip(within, self.inner)]
-                                  + [0] * (len(grid) - n), grid)
-        start, length = np.frombuffer(index, "<u8", count=2, offset=16 * int(at))
-        offset = tuple(w % i for w, i in zip(within, self.inner))
+            return None
+        start, length = np.frombuffer(index, "<u8", count=2,
+                                      offset=16 * int(np.ravel_multi_index(at, grid)))
         if start == UNWRITTEN and length == UNWRITTEN:
-            return np.full(self.inner, self.fill_value), offset
+            return np.full(self.inner, self.fill_value)
         file.seek(int(start))
-        return self.codecs.decode(file, int(length), self.inner), offset
+        return self.codecs.decode(file, int(length), self.inner)

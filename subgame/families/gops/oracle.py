@@ -26,47 +26,39 @@ from subgame.storage import ComputationStore, resolve_store
 MAX_CARDS = 20  # a request's hands hold at most this many cards (N = 14 is the largest solved)
 
 
-def child_values(store: ComputationStore, objective: str, refs: list[gops.StateRef],
-                 diffs: list[int]) -> np.ndarray:
-    """f of each child state (all of one level), read from the stored level in one
-    coordinate selection: only the chunks holding them."""
-    level = refs[0].level
-    if level == 0:  # the game is over: nothing more to win (points), the score decides (win)
-        return np.sign(np.array(diffs, float)) if objective == "win" else np.zeros(len(refs))
-    if not store.step_done(level - 1):
-        raise NotComputed(f"level j={level} of {store.group_path} is not computed yet")
-    values = store.array(f"j{level}/values")
-    found = np.array([float(np.sign(d)) for d in diffs])
-    read = [i for i, ref in enumerate(refs) if not ref.saturated]
-    if read:
-        where = [[refs[i].p_rank for i in read], [refs[i].pattern for i in read]]
-        if objective != "points":  # the difference axis holds d + diff_max
-            diff_max = (values.shape[1] - 1) // 2
-            where.insert(1, [refs[i].diff + diff_max for i in read])
-        stored = values.get_coordinate_selection(tuple(np.array(w) for w in where))
-        found[read] = stored * np.array([refs[i].sign for i in read])
+def child_values(store: ComputationStore, objective: str, child: gops.Children,
+                 after: np.ndarray) -> np.ndarray:
+    """f of every child [k, i, l] (see `gops.Children`), under win at the differences
+    ``after`` [k, i, l]: read from the stored level below in one selection, each block
+    that holds some read once."""
+    if child.level == 0:  # the game is over: nothing more to win (points), the score decides
+        return np.sign(after).astype(float) if objective == "win" else np.zeros(after.shape)
+    if not store.step_done(child.level - 1):
+        raise NotComputed(f"level j={child.level + 1} of {store.group_path} is not computed "
+                          f"yet")
+    path = f"j{child.level}/values"
+    rows = np.broadcast_to(child.p_rank[:, None, None], after.shape)
+    patterns = np.broadcast_to(child.pattern, after.shape)
+    sign = np.broadcast_to(child.sign, after.shape)
+    if objective == "points":
+        return sign * store.points(path, np.stack([rows, patterns], -1).reshape(-1, 2)
+                                   ).reshape(after.shape)
+    found = np.sign(after).astype(float)  # a saturated child: |d'| > sum(P - P_k)
+    read = np.abs(after) <= child.left[:, None, None]
+    diff_max = (store.array(path).shape[1] - 1) // 2  # the difference axis holds d + diff_max
+    where = np.stack([rows[read], sign[read] * after[read] + diff_max, patterns[read]], -1)
+    found[read] = sign[read] * store.points(path, where)
     return found
 
 
 def payoffs(store: ComputationStore, cards: int, hand: list[int], opponent: list[int],
             prizes: list[int], objective: str, diff: int) -> dict[int, np.ndarray]:
     """Per upcard, X[i, l] over the bids of the sorted hands."""
-    children, rounds, moves = [], [], []
-    for k in prizes:
-        for v in hand:
-            for y in opponent:
-                won = int(np.sign(v - y)) * k
-                rest = [c for c in prizes if c != k]
-                child_diff = diff + won if objective == "win" else 0
-                children.append(gops.locate(cards, [c for c in hand if c != v],
-                                            [c for c in opponent if c != y], rest, child_diff))
-                rounds.append(won)
-                moves.append(child_diff)
-    values = child_values(store, objective, children, moves)
-    if objective == "points":
-        values = values + np.array(rounds, float)
-    j = len(prizes)
-    return {k: values[i * j * j:(i + 1) * j * j].reshape(j, j) for i, k in enumerate(prizes)}
+    child = gops.children(cards, hand, opponent, prizes)
+    won = child.duel[None, :, :] * np.array(prizes)[:, None, None]  # [k, i, l]
+    if objective == "win":
+        return dict(zip(prizes, child_values(store, objective, child, diff + won)))
+    return dict(zip(prizes, won + child_values(store, objective, child, np.zeros_like(won))))
 
 
 def matrix_game(cards: int, hand: str, opponent: str, prizes: str, objective: str = "points",

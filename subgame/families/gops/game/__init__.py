@@ -20,8 +20,8 @@ _MODULE = {
                      "new_bases", "payoff_matrices", "previous_rows", "shard_ranges",
                      "shard_rows", "solve_levels", "solve_shard"), "level"),
     **dict.fromkeys(("solve_matrix_game", "solve_matrix_games"), "matrix_game"),
-    **dict.fromkeys(("StateAnswer", "StateRef", "answer", "locate", "saturated_answer"),
-                    "query"),
+    **dict.fromkeys(("Children", "StateAnswer", "StateRef", "answer", "children", "locate",
+                     "saturated_answer"), "query"),
 }
 
 __all__ = sorted(_MODULE)

@@ -94,6 +94,34 @@ def locate(n_cards: int, v_hand, y_hand, deck, diff: int = 0) -> StateRef:
                     one[0], one[1], two[0], two[1], sign * diff, abs(diff) > sum(p))
 
 
+@dataclass(frozen=True)
+class Children:
+    """The children (V - V_i, Y - Y_l, P - P_k) of a state of level j after the bids V_i and
+    Y_l (i-th and l-th smallest) on the upcard P_k.  The hands' pattern depends on the bids
+    alone and the deck on the upcard alone: f(child) = sign[i, l] * values[p_rank[k],
+    pattern[i, l]] of level j - 1 (under win at the difference sign[i, l] * d', d' =
+    d + duel[i, l] P_k, unless |d'| > left[k] = sum(P) - P_k, where f = sign(d'))."""
+
+    level: int           # j - 1
+    pattern: np.ndarray  # (j, j) index among level j-1's stored patterns
+    sign: np.ndarray     # (j, j) 1 where stored as (V - V_i, Y - Y_l), -1 as its swap
+    duel: np.ndarray     # (j, j) sign(V_i - Y_l)
+    p_rank: np.ndarray   # (j,) rank(P - P_k)
+    left: np.ndarray     # (j,) sum(P) - P_k
+
+
+def children(n_cards: int, v_hand, y_hand, deck) -> Children:
+    """The children of (V, Y, P) in the N-card game (j^2 patterns and j decks, not j^3
+    located one by one); raises ValueError on bad input, as `locate`."""
+    ref = locate(n_cards, v_hand, y_hand, deck)
+    j = ref.level
+    key = np.array([patterns.pattern_key(v_hand, y_hand)], np.int64)
+    index, sign, duel = patterns.child_table(key, _stored_keys(n_cards, j - 1), j)
+    p = np.array(ref.upcards, np.int64)
+    return Children(j - 1, index[0], np.where(sign[0] < 0, -1, 1), duel[0],
+                    cards.drop_ranks(p[None, :])[0], p.sum() - p)
+
+
 def answer(ref: StateRef, value: float, upcard_values: np.ndarray | None,
            strategies: np.ndarray | None = None,
            strategies_two: np.ndarray | None = None) -> StateAnswer:
