@@ -219,9 +219,10 @@ class ListedFamilies(TyperGroup):
 def _built(group: str, name: str) -> click.Command:
     """`subgame GROUP NAME` of a family, built alone ("" group: the family's tools)."""
     command = _places(families.get(name))[group]
-    if isinstance(command, typer.Typer):
-        return typer.main.get_command(command)
     app = _group()
+    if isinstance(command, typer.Typer):  # in a group above it: alone, a group of one
+        app.add_typer(command, name=name)  # command would become that command
+        return typer.main.get_command(app).commands[name]
     app.command(name)(command)
     return typer.main.get_command(app)
 

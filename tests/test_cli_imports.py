@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from subgame.cli import build_app
-from subgame.families import PLUGINS_ENV
+from subgame.families import LISTED, PLUGINS_ENV
 
 HEAVY = {"prefect", "numba", "dask", "distributed", "zarr"}
 # Runs the console script's main() with the given arguments, then prints the modules it
@@ -71,6 +71,18 @@ def test_the_listings_say_what_the_families_declare(group):
     built = runner.invoke(build_app(), [*group, "--help"])
     assert listed.exit_code == built.exit_code == 0
     assert listed.output == built.output
+
+
+@pytest.mark.parametrize("name", sorted(name for name, texts in LISTED.items()
+                                         if texts.get("tools")))
+def test_a_family_s_tools_stay_a_group_where_the_command_line_reaches_them(name):
+    """Reached, a family's tools are the group the whole tree has, one tool too (typer turns
+    a group of one command, alone, into that command)."""
+    runner = CliRunner()
+    listed = runner.invoke(build_app(listed=True), [name, "--help"])
+    built = runner.invoke(build_app(), [name, "--help"])
+    assert listed.exit_code == built.exit_code == 0
+    assert listed.output == built.output and "COMMAND [ARGS]" in listed.output
 
 
 def test_a_listed_family_builds_where_the_command_line_reaches_it(tmp_path):
