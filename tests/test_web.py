@@ -322,6 +322,7 @@ BAD = [
     ("/api/query/gops?cards=five", 400, "cards must be an integer"),
     ("/api/query/gops?cards=5&cards=6", 400, "given twice"),
     ("/api/query/gops?cards=5&hand=" + "1," * 1500, 400, "longer than"),
+    ("/api/query/gops?cards=5&hand=" + "1" * 9000, 414, "longer than 8192 bytes"),
     ("/api/query/gops?cards=99999999999999999", 400, "must be an integer"),
     ("/api/query/gops?cards=6&first_move=true", 404, "no computation"),
     ("/api/query/gops?cards=5&first_move=maybe", 400, "true or false"),
