@@ -15,9 +15,10 @@ from subgame.families.gops.game import (answer, children, level_layout, locate,
                                         solve_levels, solve_matrix_game, solve_matrix_games,
                                         solve_shard)
 from subgame.families.gops.game.matrix_game import solve_alone
+from subgame.families.gops.game.query import QUERY_SMALL_PATTERNS
 from subgame.families.gops.game.cards import drop_ranks, subset_rank, subsets
-from subgame.families.gops.game.patterns import (canonical_patterns, describe, pattern_count, pattern_key,
-                                        swap)
+from subgame.families.gops.game.patterns import (SMALL_PATTERNS, canonical_patterns, describe,
+                                                 pattern_count, pattern_key, swap)
 from tests import gops_reference as reference
 
 ACCURACY = 1e-9  # the solver's promise on values and strategy guarantees
@@ -84,6 +85,15 @@ def test_child_table_by_hand():
         assert layout.duel[p, i, l] == duel
         assert layout.child_sign[p, i, l] == sign
         assert parent[layout.child[p, i, l]] == min(key, swap(key))
+
+
+def test_numpy_and_the_compiled_loop_enumerate_the_same_patterns():
+    """A query enumerates wide levels by numpy (query.QUERY_SMALL_PATTERNS), a run by the
+    compiled loop: the same sorted keys."""
+    for n, j in ((10, 6), (11, 6)):
+        assert pattern_count(n, j) > SMALL_PATTERNS
+        np.testing.assert_array_equal(canonical_patterns(n, j),
+                                      canonical_patterns(n, j, QUERY_SMALL_PATTERNS))
 
 
 def test_counts_for_13_cards_match_the_design(capsys):

@@ -106,14 +106,15 @@ def _small_enumerate(n_cards: int, j: int) -> np.ndarray:
     return np.concatenate(done)
 
 
-def canonical_patterns(n_cards: int, j: int) -> np.ndarray:
-    """Sorted keys of the stored patterns of level j: one of each swapped pair, and V = Y."""
+def canonical_patterns(n_cards: int, j: int, small: int = SMALL_PATTERNS) -> np.ndarray:
+    """Sorted keys of the stored patterns of level j: one of each swapped pair, and V = Y
+    (enumerated by numpy up to ``small`` patterns, beyond by the compiled loop)."""
     if not 0 <= j <= n_cards <= MAX_CARDS:
         raise ValueError(f"need 0 <= j <= N <= {MAX_CARDS}, got j={j}, N={n_cards}")
     if j == 0:
         return np.zeros(1, dtype=np.int64)
     count = pattern_count(n_cards, j)
-    if count <= SMALL_PATTERNS:
+    if count <= small:
         keys = _small_enumerate(n_cards, j)
     else:
         keys = np.empty(count, dtype=np.int64)

@@ -54,9 +54,14 @@ class StateAnswer:
     bids_two: dict[int, dict[int, float]] | None
 
 
+# A query enumerates a level's patterns by numpy up to this many: up to N = 14 (362,893 at
+# its widest level, 0.17 s) that costs a query process less than importing numba does.
+QUERY_SMALL_PATTERNS = 400_000
+
+
 @lru_cache(maxsize=64)
 def _stored_keys(n_cards: int, j: int) -> np.ndarray:
-    return patterns.canonical_patterns(n_cards, j)
+    return patterns.canonical_patterns(n_cards, j, QUERY_SMALL_PATTERNS)
 
 
 def _hand(name: str, hand, n_cards: int) -> tuple[int, ...]:
