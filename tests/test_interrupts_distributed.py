@@ -41,10 +41,23 @@ def started_by(home: str) -> list[str]:
     return found
 
 
+def handles_signals(pid: int) -> bool:
+    """Whether the process catches SIGTERM (SigCgt in /proc), which the run's handlers do
+    from its first instruction on: before it, the interpreter's own start-up, a signal ends
+    the process as the default action does, before any of its code has run."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    return False
+
+
 def stop_at_a_random_moment(store: str, env: dict, sig: int, rng: random.Random) -> str:
-    """One run, stopped by ``sig`` once a random number of levels (0-3) is finished and a
-    random fraction of a level later; a description of the moment."""
+    """One run, stopped by ``sig`` once a random number of levels (0-3) is finished (on a
+    resumed store, at once) and a random fraction of a level later, never before the
+    run's own code has started; a description of the moment."""
     run = subgame(*COMMAND, "--store", store, env=env, start_new_session=True)
+    wait_for(lambda: run.poll() is not None or handles_signals(run.pid), timeout=120,
+             every=0.01)
     levels, later = rng.randint(0, 3), rng.uniform(0, 0.6)
     started = time.monotonic()
     if levels == 0:  # while the server, then the cluster, start

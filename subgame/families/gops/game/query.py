@@ -55,7 +55,7 @@ class StateAnswer:
 
 
 # A query enumerates a level's patterns by numpy up to this many: up to N = 14 (362,893 at
-# its widest level, 0.17 s) that costs a query process less than importing numba does.
+# its widest level) that costs a query process less than importing numba does.
 QUERY_SMALL_PATTERNS = 400_000
 
 
