@@ -83,3 +83,6 @@ class ShardStore(Protocol):
 
     def rows(self, path: str, ranks: np.ndarray) -> np.ndarray:
         """Rows ``ranks`` (sorted, unique) of the array at ``path``."""
+
+    def write_rows(self, path: str, start: int, data: np.ndarray) -> None:
+        """Rows ``start:start + len(data)`` of the array at ``path``, written."""

@@ -107,6 +107,19 @@ def test_a_store_of_the_unsharded_layout_resumes_in_its_own_layout(tmp_path, mon
     assert scan(store, CONFIG.group_path()) == []
 
 
+def test_a_store_of_other_inner_chunks_resumes_in_its_own(tmp_path, monkeypatch, stores):
+    sharded, _ = stores
+    store = str(tmp_path / "other.zarr")
+    solve(store, monkeypatch, 2048, max_steps=4)
+    written = codecs(store, "j4/strategies")[0]["configuration"]["chunk_shape"]
+    monkeypatch.setattr(gops_plan, "INNER_CHUNK_BYTES", 1024)  # today's plan: other ones
+    report = run_computation(CONFIG, RunOptions(store, executor="serial"))
+    assert len(report.steps_computed) == CARDS - 4  # level 4's strategies kept, not redone
+    assert codecs(store, "j4/strategies")[0]["configuration"]["chunk_shape"] == written
+    assert_stores_equal(store, sharded)
+    assert scan(store, CONFIG.group_path()) == []
+
+
 def test_verify_and_repair_a_damaged_sharded_object(tmp_path, monkeypatch, stores):
     sharded, _ = stores
     store = str(tmp_path / "s.zarr")

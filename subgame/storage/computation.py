@@ -30,6 +30,7 @@ import numpy as np
 from subgame.errors import ConfigurationClash, InvalidInput, NotComputed
 from subgame.plan import ArraySpec, Step
 from subgame.storage import reading
+from subgame.storage.chunk_writer import write_rows
 from subgame.storage.entry_reader import EntryReader
 from subgame.storage.location import open_root, reaching
 from subgame.storage.template import (MARKERS, OWNER_ATTR, TEMPLATES_ATTR,  # noqa: F401
@@ -243,6 +244,12 @@ class ComputationStore:
         for lo, hi in zip(starts, np.r_[starts[1:], len(ranks)]):
             out[lo:hi] = array[ranks[lo]:ranks[hi - 1] + 1]
         return out
+
+    def write_rows(self, path: str, start: int, data: np.ndarray) -> None:
+        """``array[start:start + len(data)] = data``: straight to the array's files where
+        the rows are whole chunks that `chunk_writer` writes, else through Zarr."""
+        if not write_rows(self.array(path), start, data):
+            self.array(path)[start:start + len(data)] = data
 
     def keep_arrays(self) -> None:
         """Keep the arrays opened through this (read-only) computation (storage.reading)."""

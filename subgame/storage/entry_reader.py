@@ -33,12 +33,17 @@ UNWRITTEN = 2 ** 64 - 1
 CHECKSUM = 4  # bytes of a CRC-32C
 
 
+def crc32c(data: bytes) -> bytes:
+    """The CRC-32C of ``data`` as Zarr's crc32c codec stores it."""
+    return google_crc32c.value(data).to_bytes(CHECKSUM, "little")
+
+
 @dataclass(frozen=True)
 class Codecs:
     """An array-to-bytes chain: the elements' byte order, then zstd, then CRC-32C."""
 
     dtype: np.dtype
-    zstd: bool
+    zstd: Zstd | None
     crc32c: bool
 
     @classmethod
@@ -52,20 +57,29 @@ class Codecs:
             dtype = np.dtype(data_type).newbyteorder("<" if endian == "little" else ">")
         except TypeError:
             return None
-        return cls(dtype, "zstd" in names, "crc32c" in names)
+        settings = (codecs[1].get("configuration") or {}) if "zstd" in names else None
+        zstd = None if settings is None else Zstd(level=settings.get("level", 0),
+                                                  checksum=settings.get("checksum", False))
+        return cls(dtype, zstd, "crc32c" in names)
 
     def decode(self, file, length: int, shape: tuple[int, ...]) -> np.ndarray | None:
         """The chunk of ``shape`` in the next ``length`` bytes of ``file`` (None where it
         fails its checksum or is cut short)."""
         raw = file.read(length - CHECKSUM * self.crc32c)
-        if self.crc32c and google_crc32c.value(raw).to_bytes(CHECKSUM, "little") != \
-                file.read(CHECKSUM):
+        if self.crc32c and crc32c(raw) != file.read(CHECKSUM):
             return None
-        if self.zstd:
-            raw = Zstd().decode(raw)
+        if self.zstd is not None:
+            raw = self.zstd.decode(raw)
         if len(raw) != math.prod(shape) * self.dtype.itemsize:
             return None
         return np.frombuffer(raw, self.dtype).reshape(shape)
+
+    def encode(self, chunk: np.ndarray) -> bytes:
+        """The bytes that `decode` reads back as ``chunk`` (those Zarr writes)."""
+        raw = np.ascontiguousarray(chunk, self.dtype).tobytes()
+        if self.zstd is not None:
+            raw = self.zstd.encode(raw)
+        return raw + (crc32c(raw) if self.crc32c else b"")
 
 
 @dataclass(frozen=True)
@@ -163,8 +177,7 @@ class EntryReader:
         size = math.prod(grid) * 16 + CHECKSUM
         file.seek(-size, os.SEEK_END)
         index = file.read(size)
-        if google_crc32c.value(index[:-CHECKSUM]).to_bytes(CHECKSUM, "little") != \
-                index[-CHECKSUM:]:
+        if crc32c(index[:-CHECKSUM]) != index[-CHECKSUM:]:
             return None
         start, length = np.frombuffer(index, "<u8", count=2,
                                       offset=16 * int(np.ravel_multi_index(at, grid)))

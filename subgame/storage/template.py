@@ -60,9 +60,15 @@ def keep_layout(spec: ArraySpec, shards: tuple[int, ...] | None,
                 chunks: tuple[int, ...]) -> ArraySpec:
     """The spec of an array already in the store with these ``shards`` and ``chunks`` (as
     Zarr reports them): one stored without sharding in the spec's chunks (a store written
-    before the sharded layout) keeps that layout, its chunks and metadata as they are."""
+    before the sharded layout), or sharded in the spec's chunks with other inner chunks
+    (written under another inner chunk size), keeps that layout, its chunks and metadata as
+    they are."""
     if spec.inner_chunks is not None and shards is None and tuple(chunks) == spec.chunks:
         return replace(spec, inner_chunks=None)
+    if spec.inner_chunks is not None and shards is not None:
+        kept = replace(spec, inner_chunks=tuple(chunks))
+        if kept.stored_chunks() == tuple(shards):
+            return kept
     return spec
 
 

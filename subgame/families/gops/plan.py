@@ -77,9 +77,9 @@ GAME_SECONDS_FIT = (2.518e-9, 2.466)  # c j^p seconds
 SPECIALISED_SPEEDUP = 1.26
 # The inner chunks of the sharded arrays (`subgame.plan.inner_chunks`): what a state query
 # reads and decodes of each array, against a whole shard's chunk (20 MB of strategies at
-# j = 5 of N = 10). Zarr spends CPU on each inner chunk it encodes, beyond the codec's
-# own work, so smaller inner chunks cost solving more (bench/gops_layout.py measures it).
-INNER_CHUNK_BYTES = 1 << 20
+# j = 5 of N = 10). A shard task writes its shards itself (`storage.chunk_writer`), so an
+# inner chunk costs it little beyond the compressor's work on its bytes.
+INNER_CHUNK_BYTES = 1 << 16
 CardsOption = Annotated[int, typer.Option("--cards", min=1, max=MAX_CARDS, metavar="<int>",
                                           help="N: cards 1..N in each suit.")]
 ObjectiveOption = Annotated[Literal[OBJECTIVES], typer.Option(
@@ -399,12 +399,12 @@ def solve_one_shard(config: GopsConfig, layout: gops.LevelLayout, kernel: str,
                               config.with_upcard_values(j), ranks, kernel=kernel,
                               map_parts=helpers.map_parts, bases=bases)
     kernel_cpu = time.thread_time() - kernel_start + helpers.seconds
-    store.array(f"j{j}/values")[p_lo:p_hi] = result.values
+    store.write_rows(f"j{j}/values", p_lo, result.values)
     if result.upcard_values is not None:
-        store.array(f"j{j}/upcard_values")[p_lo:p_hi] = result.upcard_values
+        store.write_rows(f"j{j}/upcard_values", p_lo, result.upcard_values)
     if result.strategies is not None:
-        store.array(f"j{j}/strategies")[p_lo:p_hi] = result.strategies
-        store.array(f"j{j}/strategies_two")[p_lo:p_hi] = result.strategies_two
+        store.write_rows(f"j{j}/strategies", p_lo, result.strategies)
+        store.write_rows(f"j{j}/strategies_two", p_lo, result.strategies_two)
     return {"states": int((2 * layout.reach[p_lo:p_hi] + 1).sum()) * layout.n_patterns,
             "games": result.games, "saddles": result.saddles, "pivots": result.pivots,
             "guessed": result.guessed, "max_gap": result.max_gap,
