@@ -36,43 +36,47 @@ def write_rows(array: Any, start: int, data: np.ndarray) -> bool:
     grid = [math.ceil(s / c) for s, c in zip(files.shape[1:], files.chunks[1:])]
     for row in range(start, stop, rows):
         for position in np.ndindex(*grid):
-            corner = (row, *(p * c for p, c in zip(position, files.chunks[1:])))
-            region = tuple(slice(lo - at, lo - at + c) for lo, at, c in
-                           zip(corner, (start, *[0] * len(grid)), files.chunks))
-            chunk = data[region]
-            extent = chunk.shape  # the array's part of the chunk
-            if extent != files.chunks:  # at the array's edge
-                chunk = np.full(files.chunks, files.fill_value, files.codecs.dtype)
-                chunk[tuple(map(slice, extent))] = data[region]
-            body = _shard(files, chunk, extent) if files.inner else files.codecs.encode(chunk)
+            corner = (row - start, *(p * c for p, c in zip(position, files.chunks[1:])))
+            part = data[tuple(slice(lo, lo + c) for lo, c in zip(corner, files.chunks))]
+            pieces = (_shard(files, part) if files.inner else
+                      [files.codecs.encode(_padded(part, files.chunks, files.fill_value))])
             _replace(os.path.join(files.folder, "c", *map(str, (row // rows, *position))),
-                     body)
+                     pieces)
     return True
 
 
-def _shard(files: EntryReader, chunk: np.ndarray, extent: tuple[int, ...]) -> bytes:
-    """A shard: those of its inner chunks that hold some of the array's ``extent`` in the
-    shard, in C order, then the index of (offset, length) pairs and the index's CRC-32C."""
-    grid = [math.ceil(e / i) for e, i in zip(extent, files.inner)]
-    index = np.full((*(c // i for c, i in zip(files.chunks, files.inner)), 2), UNWRITTEN,
-                    "<u8")
-    parts, offset = [], 0
-    for at in np.ndindex(*grid):
-        encoded = files.codecs.encode(
-            chunk[tuple(slice(a * i, (a + 1) * i) for a, i in zip(at, files.inner))])
+def _padded(block: np.ndarray, shape: tuple[int, ...], fill_value: Any) -> np.ndarray:
+    """``block`` (the array's part of a chunk) filled out to ``shape`` with the fill value."""
+    if block.shape == shape:
+        return block
+    whole = np.full(shape, fill_value, block.dtype)
+    whole[tuple(map(slice, block.shape))] = block
+    return whole
+
+
+def _shard(files: EntryReader, part: np.ndarray) -> list[bytes]:
+    """A shard's pieces: those of its inner chunks that hold some of ``part`` (the array's
+    part of the shard), in C order, then the index of (offset, length) pairs and the index's
+    CRC-32C."""
+    inner = files.inner
+    index = np.full((*(c // i for c, i in zip(files.chunks, inner)), 2), UNWRITTEN, "<u8")
+    pieces, offset = [], 0
+    for at in np.ndindex(*(math.ceil(e / i) for e, i in zip(part.shape, inner))):
+        block = part[tuple(slice(a * i, (a + 1) * i) for a, i in zip(at, inner))]
+        encoded = files.codecs.encode(_padded(block, inner, files.fill_value))
         index[at] = offset, len(encoded)
-        parts.append(encoded)
+        pieces.append(encoded)
         offset += len(encoded)
-    return b"".join([*parts, index.tobytes(), crc32c(index.tobytes())])
+    return [*pieces, index.tobytes(), crc32c(index.tobytes())]
 
 
-def _replace(path: str, body: bytes) -> None:
-    """The file at ``path`` now holds ``body``, replaced at once."""
+def _replace(path: str, pieces: list[bytes]) -> None:
+    """The file at ``path`` now holds ``pieces``, one after another, replaced at once."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     partial = f"{path}.{uuid.uuid4().hex}.partial"
     try:
         with open(partial, "wb") as file:
-            file.write(body)
+            file.writelines(pieces)
         os.replace(partial, path)
     except BaseException:
         try:
