@@ -21,9 +21,10 @@ load average with each run (the machine is shared: its load moves every figure).
                             [--slurm]
     python bench/cluster.py --idle 60
 
-``--idle SECONDS``: the CPU an idle local cluster of 2 workers (started as a run starts
-it) takes over that long, with Dask's settings and with its periodic checks slowed
-(QUIET_CHECKS), alternating: the part of a flow run's cost that grows with its length.
+``--idle SECONDS``: the CPU an idle local cluster of 2 workers takes over that long, started
+as a run starts it (its periodic checks slowed: `subgame.clusters.SLOWED_CHECKS`) and
+with Dask's own settings, alternating: the part of a flow run's cost that grows with its
+length.
 """
 
 from __future__ import annotations
@@ -44,12 +45,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 JOBS = ["gops --cards 11 --strategies none", "gops --cards 12 --strategies top:2"]
-# Dask's periodic checks, slowed: the event loop's tick (20 ms by default), the system
-# monitor (0.5 s) and the workers' and nannies' memory monitors (0.1 s).
-QUIET_CHECKS = {"distributed.admin.tick.interval": "1s",
-                "distributed.admin.system-monitor.interval": "5s",
-                "distributed.worker.memory.monitor-interval": "1s",
-                "distributed.nanny.memory.monitor-interval": "1s"}
 
 
 def children_cpu() -> float:
@@ -88,15 +83,18 @@ def measure(job: str, way: list[str], remote_workers: bool, env: dict[str, str])
     return {"wall": wall, "cpu": cpu, "steps": steps, "shards_cpu": shards_cpu, "load": load}
 
 
-def idle_cluster_cpu(seconds: float, settings: dict[str, str]) -> float:
-    """CPU seconds of this process and its workers while a local cluster of 2 sits idle."""
-    import dask
+def idle_cluster_cpu(seconds: float, checks: dict) -> float:
+    """CPU seconds of this process and its workers while a local cluster of 2 sits idle,
+    started with these periodic checks."""
     import psutil
 
-    from subgame.clusters import resolve_profile
+    from subgame import clusters
 
-    with dask.config.set(settings):
-        running = resolve_profile(None, None, 2).start()
+    run_checks, clusters.SLOWED_CHECKS = clusters.SLOWED_CHECKS, checks
+    try:
+        running = clusters.resolve_profile(None, None, 2).start()
+    finally:
+        clusters.SLOWED_CHECKS = run_checks
     try:
         running.client.run(lambda: None)  # both workers up
 
@@ -119,9 +117,11 @@ def main() -> None:
     parser.add_argument("--idle", type=float, help="seconds of an idle local cluster")
     options = parser.parse_args()
     if options.idle:
+        from subgame.clusters import SLOWED_CHECKS
+
         for round_ in range(options.rounds):
-            for name, settings in (("Dask's settings", {}), ("quiet checks", QUIET_CHECKS)):
-                cpu = idle_cluster_cpu(options.idle, settings)
+            for name, checks in (("Dask's settings", {}), ("a run's", SLOWED_CHECKS)):
+                cpu = idle_cluster_cpu(options.idle, checks)
                 print(f"round {round_ + 1} idle local cluster of 2, {name:15s}: {cpu:5.2f} CPU s "
                       f"in {options.idle:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
         return

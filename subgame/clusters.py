@@ -42,6 +42,17 @@ DEFAULT_CONNECT_TIMEOUT = "30s"
 # and up to 256 MiB of freed heap stays with the worker.
 LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+# Dask's periodic checks that feed only a dashboard, slowed in a run's scheduler and
+# workers: by default an event-loop tick every 20 ms, a system monitor every 0.5 s and a
+# statistical profiler sampling every thread every 10 ms, in the scheduler, each nanny and
+# each worker, cost an idle local cluster of 2 workers about 10 CPU s a minute on a 2-core
+# machine, four times what these settings cost (bench/cluster.py --idle), and a batch
+# job's workers pay the same checks.  The memory monitors that pause or restart a worker
+# near its limit keep Dask's interval.  A profile's own settings (a batch job's
+# `job_script_prologue` exports) come after these.
+SLOWED_CHECKS = {"distributed.admin.tick.interval": "1s",
+                 "distributed.admin.system-monitor.interval": "5s",
+                 "distributed.worker.profile.enabled": False}
 # A batch job that ends early (scancel, a lost node, its walltime, a worker retiring at its
 # lifetime) leaves the cluster one job short once Dask gives its worker up
 # (distributed.deploy.lost-worker-timeout); asking again for the profile's number of
@@ -162,8 +173,12 @@ class ClusterProfile:
         return 4 * (os.cpu_count() or 1) if self.kind == "local" else MAX_REMOTE_WORKERS
 
     def batch_options(self) -> dict[str, Any]:
-        """Keyword arguments of the dask-jobqueue cluster (and job) class."""
+        """Keyword arguments of the dask-jobqueue cluster (and job) class: the profile's,
+        with the workers' checks slowed (SLOWED_CHECKS, as environment variables the job
+        script exports before the profile's own lines) and its lifetime."""
         options = dict(self.options)
+        options["job_script_prologue"] = [*checks_exports(),
+                                          *options.get("job_script_prologue", [])]
         if self.lifetime is not None:
             options["worker_extra_args"] = [*options.get("worker_extra_args", []),
                                             *self.lifetime.worker_args()]
@@ -237,11 +252,13 @@ class ClusterProfile:
     def _make_cluster(self):
         """The cluster object (no workers asked for yet, except a local one's)."""
         if self.kind == "local":
+            import dask
             from distributed import LocalCluster
 
             # A compiled kernel that runs its own thread pool (numba prange) must use only
             # the worker's share of the cores, or the workers oversubscribe the machine.
-            with silent_children(), _local_worker_malloc():
+            with silent_children(), _local_worker_malloc(), \
+                    dask.config.set(SLOWED_CHECKS):  # the nannies pass it on
                 return LocalCluster(n_workers=self.workers or os.cpu_count() or 1,
                                     threads_per_worker=self.threads_per_worker, processes=True,
                                     memory_limit=self.memory_limit or "auto",
@@ -252,10 +269,19 @@ class ClusterProfile:
                                     preload=["subgame.interrupts"],  # workers ignore Ctrl-C
                                     env={"NUMBA_NUM_THREADS": str(self.threads_per_worker)})
         if self.kind in BATCH_KINDS:
+            import dask
+
             module = _optional("dask_jobqueue", "hpc", self.kind)
-            return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())
+            with dask.config.set(SLOWED_CHECKS):  # the scheduler, in this process
+                return getattr(module, BATCH_KINDS[self.kind])(**self.batch_options())
         operator = _optional("dask_kubernetes.operator", "k8s", self.kind)
         return operator.KubeCluster(**{"n_workers": self.workers or 1, **self.options})
+
+
+def checks_exports() -> list[str]:
+    """SLOWED_CHECKS as the shell lines of a job script: Dask reads DASK_A__B__C as a.b.c."""
+    return [f"export DASK_{name.upper().replace('.', '__').replace('-', '_')}={value}"
+            for name, value in SLOWED_CHECKS.items()]
 
 
 @contextmanager

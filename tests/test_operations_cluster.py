@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from distributed import Client
 from typer.testing import CliRunner
 
 from subgame.cli import build_app
-from subgame.clusters import BUNDLED_DIR, load_profile, resolve_profile
+from subgame.clusters import BUNDLED_DIR, SLOWED_CHECKS, load_profile, resolve_profile
 from subgame.engine import run_computation
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
@@ -102,24 +103,52 @@ def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
         assert profile.options["walltime"] in script
 
 
-def test_a_local_clusters_workers_keep_freed_memory_for_their_next_shards(monkeypatch):
+def test_batch_workers_read_the_slowed_checks_from_their_job_script():
+    """The job script exports SLOWED_CHECKS as variables Dask reads back as those settings,
+    before the profile's own prologue (whose exports then win)."""
+    import dask
+
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    own = "export NUMBA_NUM_THREADS=1"
+    profile = load_profile("slurm")
+    profile = replace(profile, options={**profile.options, "job_script_prologue": [own]})
+    script = jobqueue.slurm.SLURMJob(scheduler="tcp://127.0.0.1:8786", name="probe",
+                                     **profile.batch_options()).job_script()
+    exports = [line.split(" ", 1)[1] for line in script.splitlines()
+               if line.startswith("export DASK_")]
+    assert script.index(exports[-1]) < script.index(own)
+    settings = dask.config.collect_env(dict(line.split("=", 1) for line in exports))
+    assert {name: dask.config.get(name, config=settings) for name in SLOWED_CHECKS} == \
+        SLOWED_CHECKS
+
+
+def test_a_local_clusters_workers_keep_freed_memory_and_slow_their_checks(monkeypatch):
     """Dask's default MALLOC_TRIM_THRESHOLD_ turns glibc's dynamic mmap threshold off (every
     allocation over 128 KiB a fresh mapping, its pages faulted in again); the local
     profile's workers start with heap allocations up to 32 MiB and 256 MiB of freed heap
-    kept, even where this process's environment holds Dask's value, and the driver's own
-    settings are left as they were."""
+    kept, even where this process's environment holds Dask's value, and with the checks
+    that feed only a dashboard slowed (SLOWED_CHECKS); the driver's own settings are left
+    as they were."""
     import dask
 
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    checks_before = {name: dask.config.get(name) for name in SLOWED_CHECKS}
     # as a cluster started earlier in this process leaves it (the session's cluster does)
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     running = resolve_profile(None, None, 1).start()
     try:
         environ = running.client.run(lambda: {name: os.environ.get(name) for name in (
             "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")})
+        checks = running.client.run(lambda: {name: dask.config.get(name)
+                                             for name in SLOWED_CHECKS})
+        profiling = running.client.run(lambda dask_worker: dask_worker.periodic_callbacks.get(
+            "profile") is not None)
     finally:
         running.close()
     assert list(environ.values()) == [{"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
                                        "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}]
+    assert list(checks.values()) == [SLOWED_CHECKS]
+    assert list(profiling.values()) == [False]
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
+    assert {name: dask.config.get(name) for name in SLOWED_CHECKS} == checks_before
     assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"
