@@ -34,14 +34,13 @@ BATCH_KINDS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
 SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 MAX_REMOTE_WORKERS = 100_000
 DEFAULT_CONNECT_TIMEOUT = "30s"
-# A local cluster's workers keep the memory they free for their next shards.  Dask's default
-# MALLOC_TRIM_THRESHOLD_=65536 (set before a worker starts) also turns glibc's dynamic mmap
-# threshold off, so every allocation over 128 KiB becomes a fresh mapping whose pages fault
-# in again, shard after shard: a large GOPS run then spends minutes of system time in page
-# faults.  Allocations up to glibc's largest threshold (32 MiB) come from the heap instead,
-# and up to 256 MiB of freed heap stays with the worker.
-LOCAL_WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
-                       "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
+# A run's workers keep the memory they free for their next shards.  Dask's default
+# MALLOC_TRIM_THRESHOLD_=65536 (set by the nanny before a worker starts) also turns glibc's
+# dynamic mmap threshold off, so every allocation over 128 KiB becomes a fresh mapping whose
+# pages fault in again, shard after shard: a large GOPS run then spends minutes of system
+# time in page faults.  Allocations up to glibc's largest threshold (32 MiB) come from the
+# heap instead, and up to 256 MiB of freed heap stays with the worker.
+WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(1 << 25), "MALLOC_TRIM_THRESHOLD_": str(1 << 28)}
 # Dask's periodic checks that feed only a dashboard, slowed in a run's scheduler and
 # workers: by default an event-loop tick every 20 ms, a system monitor every 0.5 s and a
 # statistical profiler sampling every thread every 10 ms, in the scheduler, each nanny and
@@ -174,10 +173,10 @@ class ClusterProfile:
 
     def batch_options(self) -> dict[str, Any]:
         """Keyword arguments of the dask-jobqueue cluster (and job) class: the profile's,
-        with the workers' checks slowed (SLOWED_CHECKS, as environment variables the job
-        script exports before the profile's own lines) and its lifetime."""
+        with the job script's `worker_exports` before the profile's own lines, and its
+        lifetime."""
         options = dict(self.options)
-        options["job_script_prologue"] = [*checks_exports(),
+        options["job_script_prologue"] = [*worker_exports(),
                                           *options.get("job_script_prologue", [])]
         if self.lifetime is not None:
             options["worker_extra_args"] = [*options.get("worker_extra_args", []),
@@ -278,25 +277,28 @@ class ClusterProfile:
         return operator.KubeCluster(**{"n_workers": self.workers or 1, **self.options})
 
 
-def checks_exports() -> list[str]:
-    """SLOWED_CHECKS as the shell lines of a job script: Dask reads DASK_A__B__C as a.b.c."""
-    return [f"export DASK_{name.upper().replace('.', '__').replace('-', '_')}={value}"
-            for name, value in SLOWED_CHECKS.items()]
+def worker_exports() -> list[str]:
+    """The shell lines a batch job's script starts with: WORKER_MALLOC (the nanny gives its
+    worker a pre-spawn variable from its own environment before Dask's configuration) and
+    SLOWED_CHECKS (Dask reads DASK_A__B__C as the setting a.b.c)."""
+    return [*(f"export {name}={value}" for name, value in WORKER_MALLOC.items()),
+            *(f"export DASK_{name.upper().replace('.', '__').replace('-', '_')}={value}"
+              for name, value in SLOWED_CHECKS.items())]
 
 
 @contextmanager
 def _local_worker_malloc():
-    """LOCAL_WORKER_MALLOC for the workers started inside: Dask takes a pre-spawn variable
+    """WORKER_MALLOC for the workers started inside: Dask takes a pre-spawn variable
     from this process's environment before its own configuration, and a cluster started
     earlier in this process has set Dask's values there, so both are set until the workers
     have started, then restored."""
     import dask
 
-    saved = {name: os.environ.get(name) for name in LOCAL_WORKER_MALLOC}
-    os.environ.update(LOCAL_WORKER_MALLOC)
+    saved = {name: os.environ.get(name) for name in WORKER_MALLOC}
+    os.environ.update(WORKER_MALLOC)
     try:
         with dask.config.set({f"distributed.nanny.pre-spawn-environ.{name}": value
-                              for name, value in LOCAL_WORKER_MALLOC.items()}):
+                              for name, value in WORKER_MALLOC.items()}):
             yield
     finally:
         for name, value in saved.items():

@@ -16,7 +16,8 @@ from distributed import Client
 from typer.testing import CliRunner
 
 from subgame.cli import build_app
-from subgame.clusters import BUNDLED_DIR, SLOWED_CHECKS, load_profile, resolve_profile
+from subgame.clusters import (BUNDLED_DIR, SLOWED_CHECKS, WORKER_MALLOC, load_profile,
+                              resolve_profile)
 from subgame.engine import run_computation
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
@@ -103,10 +104,12 @@ def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
         assert profile.options["walltime"] in script
 
 
-def test_batch_workers_read_the_slowed_checks_from_their_job_script():
-    """The job script exports SLOWED_CHECKS as variables Dask reads back as those settings,
-    before the profile's own prologue (whose exports then win)."""
+def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkeypatch):
+    """The job script exports, before the profile's own prologue (whose exports then win),
+    the malloc settings its nanny hands the worker (Dask's MALLOC_TRIM_THRESHOLD_ replaced)
+    and SLOWED_CHECKS as variables Dask reads back as those settings."""
     import dask
+    from distributed.nanny import _get_env_variables
 
     jobqueue = pytest.importorskip("dask_jobqueue")
     own = "export NUMBA_NUM_THREADS=1"
@@ -114,12 +117,18 @@ def test_batch_workers_read_the_slowed_checks_from_their_job_script():
     profile = replace(profile, options={**profile.options, "job_script_prologue": [own]})
     script = jobqueue.slurm.SLURMJob(scheduler="tcp://127.0.0.1:8786", name="probe",
                                      **profile.batch_options()).job_script()
-    exports = [line.split(" ", 1)[1] for line in script.splitlines()
-               if line.startswith("export DASK_")]
-    assert script.index(exports[-1]) < script.index(own)
-    settings = dask.config.collect_env(dict(line.split("=", 1) for line in exports))
+    exports = dict(line.split(" ", 1)[1].split("=", 1) for line in script.splitlines()
+                   if line.startswith("export ") and line != own)
+    assert max(script.index(f"{name}={value}") for name, value in exports.items()) < \
+        script.index(own)
+    settings = dask.config.collect_env(exports)
     assert {name: dask.config.get(name, config=settings) for name in SLOWED_CHECKS} == \
         SLOWED_CHECKS
+    for name, value in WORKER_MALLOC.items():
+        monkeypatch.setenv(name, exports[name])  # the nanny's environment in the job
+    spawn = _get_env_variables("distributed.nanny.pre-spawn-environ")
+    assert spawn["MALLOC_TRIM_THRESHOLD_"] == WORKER_MALLOC["MALLOC_TRIM_THRESHOLD_"]
+    assert exports["MALLOC_MMAP_THRESHOLD_"] == WORKER_MALLOC["MALLOC_MMAP_THRESHOLD_"]
 
 
 def test_a_local_clusters_workers_keep_freed_memory_and_slow_their_checks(monkeypatch):
