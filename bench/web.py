@@ -16,8 +16,8 @@ Python process that reads a Zarr store; each tree's modules are compiled to byte
 as pip compiles an installed package's, and each state is queried once untimed first, so
 that neither tree pays for reading the store's files from disk (a store larger than the
 page cache would make the first tree to read a state the slower). The load average is
-printed before and after: the
-machine may be shared, so read the ratios, not the absolute figures.
+printed before and after: the machine may be shared, so read the ratios, not the absolute
+figures.
 """
 
 from __future__ import annotations

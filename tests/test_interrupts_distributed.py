@@ -42,9 +42,9 @@ def started_by(home: str) -> list[str]:
 
 
 def handles_signals(pid: int) -> bool:
-    """Whether the process catches SIGTERM (SigCgt in /proc), which the run's handlers do
-    from its first instruction on: before it, the interpreter's own start-up, a signal ends
-    the process as the default action does, before any of its code has run."""
+    """Whether the process catches SIGTERM (SigCgt in /proc), which the run does once its
+    handlers are installed: before that, during the interpreter's own start-up, a signal
+    ends the process as the default action does, before any of its code has run."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("SigCgt:"):
             return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
