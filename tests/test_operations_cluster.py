@@ -124,7 +124,7 @@ def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkey
     settings = dask.config.collect_env(exports)
     assert {name: dask.config.get(name, config=settings) for name in SLOWED_CHECKS} == \
         SLOWED_CHECKS
-    for name, value in WORKER_MALLOC.items():
+    for name in WORKER_MALLOC:
         monkeypatch.setenv(name, exports[name])  # the nanny's environment in the job
     spawn = _get_env_variables("distributed.nanny.pre-spawn-environ")
     assert spawn["MALLOC_TRIM_THRESHOLD_"] == WORKER_MALLOC["MALLOC_TRIM_THRESHOLD_"]
