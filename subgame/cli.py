@@ -381,8 +381,11 @@ def program() -> None:
         if not (exc.code is None or isinstance(exc.code, int)):
             raise
         status = exc.code or 0
-    threading._shutdown()  # what the interpreter's exit calls first
-    atexit._run_exitfuncs()
+    try:
+        threading._shutdown()  # what the interpreter's exit calls first
+        atexit._run_exitfuncs()
+    except KeyboardInterrupt:  # a Ctrl-C while a thread or an exit handler finishes
+        status = 130
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

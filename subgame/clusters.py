@@ -173,15 +173,30 @@ class ClusterProfile:
 
     def batch_options(self) -> dict[str, Any]:
         """Keyword arguments of the dask-jobqueue cluster (and job) class: the profile's,
-        with the job script's `worker_exports` before the profile's own lines, and its
-        lifetime."""
+        with the job script's `worker_exports` before its own lines (`_own_prologue`), and
+        its lifetime."""
         options = dict(self.options)
-        options["job_script_prologue"] = [*worker_exports(),
-                                          *options.get("job_script_prologue", [])]
+        options["job_script_prologue"] = [*worker_exports(), *self._own_prologue()]
+        options.pop("env_extra", None)  # (in the prologue now)
         if self.lifetime is not None:
             options["worker_extra_args"] = [*options.get("worker_extra_args", []),
                                             *self.lifetime.worker_args()]
         return options
+
+    def _own_prologue(self) -> list[str]:
+        """The job script's lines that dask-jobqueue would take without subgame's: the
+        profile's `job_script_prologue`, else Dask's jobqueue configuration's (a site's
+        jobqueue.yaml), and where neither has lines, `env_extra` (its old name), the
+        profile's else the configuration's."""
+        import dask
+
+        def given(option: str, setting: str):
+            value = self.options.get(option)
+            return dask.config.get(f"jobqueue.{self.kind}.{setting}", None) \
+                if value is None else value
+
+        lines = given("job_script_prologue", "job-script-prologue")
+        return list(lines or given("env_extra", "env-extra") or [])
 
     def batch_job(self) -> BatchJob:
         """The shape of this (slurm or pbs) profile's jobs; a value that does not read is

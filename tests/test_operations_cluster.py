@@ -104,19 +104,31 @@ def test_bundled_profiles_load_and_batch_jobs_retire_before_walltime():
         assert profile.options["walltime"] in script
 
 
-def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkeypatch):
-    """The job script exports, before the profile's own prologue (whose exports then win),
-    the malloc settings its nanny hands the worker (Dask's MALLOC_TRIM_THRESHOLD_ replaced)
-    and SLOWED_CHECKS as variables Dask reads back as those settings."""
+@pytest.mark.parametrize("where", ["profile", "profile env_extra", "site configuration",
+                                   "site configuration env-extra"])
+def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkeypatch,
+                                                                         where):
+    """The job script exports, before the job's own prologue (whose exports then win), the
+    malloc settings its nanny hands the worker (Dask's MALLOC_TRIM_THRESHOLD_ replaced)
+    and SLOWED_CHECKS as variables Dask reads back as those settings. The job's own lines
+    stay wherever dask-jobqueue would take them from: the profile's `job_script_prologue`
+    or `env_extra`, or a site's jobqueue configuration."""
     import dask
     from distributed.nanny import _get_env_variables
 
     jobqueue = pytest.importorskip("dask_jobqueue")
     own = "export NUMBA_NUM_THREADS=1"
     profile = load_profile("slurm")
-    profile = replace(profile, options={**profile.options, "job_script_prologue": [own]})
+    option, setting = {"profile": ("job_script_prologue", None),
+                       "profile env_extra": ("env_extra", None),
+                       "site configuration": (None, "job-script-prologue"),
+                       "site configuration env-extra": (None, "env-extra")}[where]
+    if option:
+        profile = replace(profile, options={**profile.options, option: [own]})
+    with dask.config.set({f"jobqueue.slurm.{setting}": [own]} if setting else {}):
+        options = profile.batch_options()
     script = jobqueue.slurm.SLURMJob(scheduler="tcp://127.0.0.1:8786", name="probe",
-                                     **profile.batch_options()).job_script()
+                                     **options).job_script()
     exports = dict(line.split(" ", 1)[1].split("=", 1) for line in script.splitlines()
                    if line.startswith("export ") and line != own)
     assert max(script.index(f"{name}={value}") for name, value in exports.items()) < \
