@@ -3,6 +3,8 @@ contest's own server (sadakatsu/SpeedClueContest, built outside the project).
 
     python bench/clue_field.py --contest /work/ext/speedclue --games-per-order 8 \
         --entrants subgame-exact,SpockAI,InferencePlayer [--out DIR]
+    python bench/clue_field.py --contest /work/ext/speedclue --players 6 --out DIR \
+        --entrants subgame-exact,SpockAI,InferencePlayer,SimpleCluedoPlayer,subgame-core,RandomAI
     python bench/clue_field.py --transcripts DIR/matchTranscripts.txt   # tabulate a run again
     python bench/clue_field.py --host-results results.jsonl   # a `subgame clue host --store` file
 
@@ -11,7 +13,11 @@ outside the project) compiled the server into build/core, SpockAI into build/spo
 Peter Taylor's players into build/taylor with Debian's OpenJDK.  The contest's server
 (``ContestServer launchFile gamesPerPermutation``) plays every combination of 3 to
 min(6, n) of the n entrants, every seat order of each, ``--games-per-order`` games each,
-and writes matchTranscripts.txt when it ends.  This script prints, per player count, every
+and writes matchTranscripts.txt when it ends.  With ``--players P`` the games are those of
+exactly P players only (every combination of P of the entrants, every seat order), played by
+bench/ContestOrders.java through the contest's own launcher, protocol and referee (its
+EntryScript, Player and Match classes), which appends each game to matchTranscripts.txt as it
+ends: a rerun with the same ``--out`` goes on after the last recorded game.  This script prints, per player count, every
 entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
 and every subgame player's share against SpockAI's (the best first): their ratio, and the
 paired difference of wins over the games both played, with its 95 % normal interval.
@@ -104,11 +110,21 @@ def table(games, count: int) -> None:
               f"{len(d)} games: {mean:+.3f} ({mean - half:+.3f} to {mean + half:+.3f})")
 
 
+def wait(process: subprocess.Popen, seconds: float) -> int | None:
+    """The process's exit status, or None if it still runs after the given seconds."""
+    try:
+        return process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--contest", type=Path, help="the contest's clone, built by build.sh")
     parser.add_argument("--entrants", default="subgame-exact,SpockAI,InferencePlayer")
     parser.add_argument("--games-per-order", type=int, default=1)
+    parser.add_argument("--players", type=int, choices=range(3, 7),
+                        help="play only games of this many players (resumable)")
     parser.add_argument("--out", type=Path, help="where the server writes (default: a temporary folder)")
     parser.add_argument("--transcripts", type=Path, help="tabulate this matchTranscripts.txt only")
     parser.add_argument("--host-results", type=Path, help="tabulate this `subgame clue host` file only")
@@ -128,15 +144,29 @@ def main() -> None:
             "".join(launch_line(n, args.contest.resolve(), out) + "\n" for n in names))
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         started = time.perf_counter()
-        subprocess.run(["java", "-cp", str(args.contest / "build" / "core"),
-                        "com.sadakatsu.clue.contestserver.ContestServer", "agents.txt",
-                        str(args.games_per_order)], cwd=out, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        seconds = time.perf_counter() - started
-        print((out / "playerOutcomes.txt").read_text().strip())
+        core = str((args.contest / "build" / "core").resolve())
+        if args.players is None:
+            server = ["com.sadakatsu.clue.contestserver.ContestServer", "agents.txt"]
+        else:
+            server = [str(ROOT / "bench" / "ContestOrders.java"), "agents.txt", str(args.players)]
         args.transcripts = out / "matchTranscripts.txt"
-        games = read_transcripts(args.transcripts)
-        print(f"{len(games)} games in {seconds:.0f} s ({seconds / max(len(games), 1):.1f} s a game); "
+        resumed = args.players is not None and args.transcripts.exists()
+        before = len(read_transcripts(args.transcripts)) if resumed else 0
+        run = subprocess.Popen(["java", "-cp", core, *server, str(args.games_per_order)],
+                               cwd=out, env=env, stdout=subprocess.DEVNULL)
+        while (status := wait(run, 60)) is None:
+            if args.players is not None and args.transcripts.exists():
+                total = (math.comb(len(names), args.players) * math.factorial(args.players)
+                         * args.games_per_order)
+                print(f"{len(read_transcripts(args.transcripts))}/{total} games",
+                      file=sys.stderr, flush=True)
+        seconds = time.perf_counter() - started
+        if args.players is None:
+            print((out / "playerOutcomes.txt").read_text().strip())
+        if status != 0:
+            raise SystemExit(f"the contest's server ended with status {status}; results in {out}")
+        games = len(read_transcripts(args.transcripts)) - before
+        print(f"{games} games in {seconds:.0f} s ({seconds / max(games, 1):.1f} s a game); "
               f"results in {out}")
     games = read_transcripts(args.transcripts)
     for count in range(3, 7):
