@@ -73,7 +73,7 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
     that already holds everything answers at once; a small plan runs here, through the
     engine; else a Prefect flow run, whose server (when one must be started) starts at
     once, in a thread, while the run prepares."""
-    from subgame.engine import Checked, check_run, in_process
+    from subgame.engine import Checked, check_run, in_process, needs_cluster
 
     interrupts.run_begins()
     forced = run_options.orchestrate == "prefect" or (
@@ -102,6 +102,12 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
 
             server = FlowServer.begin()
             stack.callback(server.stop)
+        executor = None
+        if needs_cluster(runs, run_options):  # its workers start while Prefect imports
+            from subgame.executors import DaskExecutor
+
+            executor = DaskExecutor(run_options.cluster_profile())
+            stack.callback(executor.close)  # if no run took it
         server.wait_imported()
         from prefect.settings import PREFECT_API_URL, temporary_settings
 
@@ -110,22 +116,22 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
         url = server.wait(notice=run_options.progress)
         if url is None:
             print(server.fallback_warning(), file=sys.stderr, flush=True)
-            return run_here(runs, run_options, listener, threads=False)
+            return run_here(runs, run_options, listener, threads=False, executor=executor)
         stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
         stack.enter_context(UserErrorsToCaller())
         return run_flow(family.name, as_json(asdict(options)), run_options,
-                        Checked(runs, listener))
+                        Checked(runs, listener, executor))
 
 
-def run_here(runs: list, run_options: RunOptions, listener: Any, threads: bool
-             ) -> list[dict[str, Any]]:
+def run_here(runs: list, run_options: RunOptions, listener: Any, threads: bool,
+             executor: Any = None) -> list[dict[str, Any]]:
     """The checked runs through the engine in this process, without Prefect: on a thread
     per core (a small plan; a stage whose solver holds the GIL runs serially), or with the
-    executor the options name."""
-    from subgame.engine import run_computation
+    executor the options name (``executor``, when the CLI has started it)."""
+    from subgame.engine import Checked
 
     options = replace(run_options, executor="threads") if threads else run_options
-    return [run_computation(run, options, listener=listener).as_dict() for run in runs]
+    return Checked(runs, listener, executor).run_all(options)
 
 
 def third_party_logs(verbose: bool, quiet: bool) -> None:

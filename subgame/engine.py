@@ -110,15 +110,26 @@ class CheckedRun:
 
 
 class Checked:
-    """The runs the CLI checked and the listener it attaches, handed to the Prefect flow as
-    they are. Prefect records a flow's parameters as JSON where it can and a placeholder
-    where it cannot; this holds a plan's functions, so it is kept opaque (no ``__dict__``:
-    Prefect's encoder gives up at once and records the type name)."""
+    """The runs the CLI checked, the listener it attaches and the Dask executor it started
+    while Prefect imported (None without one), handed to the Prefect flow as they are.
+    Prefect records a flow's parameters as JSON where it can and a placeholder where it
+    cannot; this holds a plan's functions, so it is kept opaque (no ``__dict__``: Prefect's
+    encoder gives up at once and records the type name)."""
 
-    __slots__ = ("runs", "listener")
+    __slots__ = ("runs", "listener", "executor")
 
-    def __init__(self, runs: Sequence[CheckedRun], listener: RunListener | None = None):
-        self.runs, self.listener = tuple(runs), listener
+    def __init__(self, runs: Sequence[CheckedRun], listener: RunListener | None = None,
+                 executor: Executor | None = None):
+        self.runs, self.listener, self.executor = tuple(runs), listener, executor
+
+    def run_all(self, options: RunOptions, solve: Callable[..., dict[str, Any]] = solve_step,
+                orchestration: str = "in process") -> list[dict[str, Any]]:
+        """`run_computation` for every run in turn; the executor goes to the first run with
+        work, which closes it as one it started."""
+        first = next((run for run in self.runs if not run.finished), None)
+        return [run_computation(run, options, solve, self.listener, orchestration,
+                                self.executor if run is first else None).as_dict()
+                for run in self.runs]
 
 
 # A run whose new data (the estimate's uncompressed upper bound) is at most this runs in
@@ -194,12 +205,29 @@ def dry_run(config: ComputationConfig, options: RunOptions) -> "RunEstimate":
     return check_run(config, options).estimate
 
 
+def needs_cluster(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
+    """Whether the runs will start the Dask cluster the options name: a cluster other than
+    a local one takes every step; a local one, only a step of more than one batch
+    (`run_computation`), as far as the plans' steps are known before the run."""
+    if options.executor != "dask" or all(run.finished for run in runs):
+        return False
+    if options.cluster_profile().kind != "local":
+        return True
+    return any(len(step.batches(range(step.shards))) > 1
+               for run in runs if not run.finished
+               for stage in run.plan.stages if isinstance(stage, Stage)
+               for step in stage.steps)
+
+
 def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
                     solve_step: Callable[..., dict[str, Any]] = solve_step,
                     listener: RunListener | None = None,
-                    orchestration: str = "in process") -> RunReport:
+                    orchestration: str = "in process",
+                    executor: Executor | None = None) -> RunReport:
     """Solve every step of the computation that the store's markers do not show finished.
-    ``run`` is a checked record (`check_run`), or a configuration to check first."""
+    ``run`` is a checked record (`check_run`), or a configuration to check first;
+    ``executor``, one started before the run (the CLI starts a cluster while Prefect
+    imports), which the run uses and closes as one it starts itself."""
     if not isinstance(run, CheckedRun):
         run = check_run(run, options)
     if run.finished:
@@ -210,6 +238,8 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
     profile = options.cluster_profile() if options.executor == "dask" else None
     with ExitStack() as stack:
         stack.enter_context(StoreLock(url, plan.group_path))
+        if executor is not None:  # closed before the lock goes: no shard outlives it
+            stack.callback(executor.close)
         store = ComputationStore.create(url, plan.group_path, plan.family, config.identity(),
                                         config.extent())
         # However the run ends, readers other than subgame (xarray) get the metadata as left.
@@ -221,7 +251,6 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
             report.repaired = [damage.describe() for damage in repair_damage(store, plan)]
         prepare(store, plan)
         publish_metadata(url)  # the arrays as sized for this run
-        executor: Executor | None = None
         stack.callback(listener.run_finished)
         known = store.group.attrs["steps"]  # a later stage adds its steps once built
         # The estimate counts the later stages it could foresee as well.

@@ -154,4 +154,6 @@ class DaskExecutor:
         return results
 
     def close(self) -> None:
-        self.running.close()
+        if self.running is not None:  # the run that took it closes it; its starter may too
+            self.running.close()
+            self.running = None

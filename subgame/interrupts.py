@@ -79,7 +79,7 @@ def exit_now(status: int) -> None:
     if sys.stdout.isatty():
         sys.stdout.write("\x1b[?25h\n")  # a progress display hides the cursor; give it back
     sys.stdout.flush()
-    print(_state.message(), file=sys.stderr, flush=True)
+    _write_terminal(_state.message())
     os._exit(status)
 
 
@@ -110,12 +110,29 @@ def install() -> None:
         return  # installed already
     for sig in SIGNALS:
         signal.signal(sig, _handle)
+    sys.unraisablehook = _unraisable
     logging.getLogger("prefect.flow_runs").addFilter(_SignalCrashes())
     # multiprocessing's resource tracker (a child) frees the semaphores of a local cluster
     # that an interrupt stopped halfway through its start, and warns that it did.
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, (
         os.environ.get("PYTHONWARNINGS"),
         "ignore::UserWarning:multiprocessing.resource_tracker")))
+
+
+def _unraisable(unraisable, default=sys.unraisablehook) -> None:
+    """The handler's `RunInterrupted`, raised where Python cannot raise (a garbage
+    collector's callback, such as the one a local cluster's scheduler installs in this
+    process), is dropped without a traceback: the run stops at its next `stop_if_signalled`
+    or when the grace period ends. Anything else is printed as Python prints it."""
+    if not isinstance(unraisable.exc_value, RunInterrupted):
+        default(unraisable)
+
+
+def stop_if_signalled() -> None:
+    """Raise the interruption under way in a thread that waits, in case the handler's own
+    raise was dropped (`_unraisable`)."""
+    if _state.signalled is not None:
+        raise RunInterrupted(_state.signalled)
 
 
 def run_begins() -> None:
@@ -158,6 +175,11 @@ def dask_setup(worker) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+_silence_lock = threading.Lock()
+_silenced = 0  # blocks inside silent_children, in every thread
+_saved_stderr = -1  # this process's stderr while fd 2 is /dev/null
+
+
 @contextmanager
 def silent_children() -> Iterator[None]:
     """Processes started inside this block (a local cluster's workers, Prefect's temporary
@@ -165,13 +187,33 @@ def silent_children() -> Iterator[None]:
     (before `dask_setup`) would print a KeyboardInterrupt traceback, and the server's
     command line "Aborted!". Nothing is lost: a shard's error reaches the run through its
     future, the workers' log lines are silenced anyway, and a server that fails to start
-    fails the run."""
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
+    fails the run. Once a signal stops the run, stderr stays silent until the process
+    ends (`exit_now` writes its line to the saved one): the cluster's event loop may still
+    spawn a worker, which would report its parent gone."""
+    global _silenced, _saved_stderr
+    with _silence_lock:  # threads may start children at once: the first in redirects,
+        if _saved_stderr < 0:  # the last out restores
+            sys.stderr.flush()
+            _saved_stderr, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            os.close(devnull)
+        _silenced += 1
     try:
         yield
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+        with _silence_lock:
+            _silenced -= 1
+            if not _silenced and _state.signalled is None:
+                os.dup2(_saved_stderr, 2)
+                os.close(_saved_stderr)
+                _saved_stderr = -1
+
+
+def _write_terminal(line: str) -> None:
+    """A line on this process's stderr, also while `silent_children` holds it."""
+    sys.stderr.flush()
+    data = (line + "\n").encode()
+    try:
+        os.write(_saved_stderr if _saved_stderr >= 0 else 2, data)
+    except OSError:  # restored and closed meanwhile by another thread
+        os.write(2, data)

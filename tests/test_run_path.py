@@ -147,3 +147,59 @@ def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
         stopped = cli("server", "stop")
     assert stopped.returncode == 0, stopped.stderr
     assert cli("server", "status").returncode == 1
+
+
+def test_a_cluster_started_before_the_run_computes_it_and_closes_with_it(tmp_path):
+    """The CLI starts a flow run's cluster while Prefect imports, when `needs_cluster` says
+    a run will use one, and hands it over in `Checked`: the first run with work computes on
+    it and closes it before the store's lock goes; a run of one-shard steps, a finished one
+    and one on threads are given none."""
+    from subgame.engine import Checked, check_run, needs_cluster
+    from subgame.executors import DaskExecutor
+    from subgame.options import RunOptions
+
+    options = RunOptions(store=str(tmp_path / "s.zarr"), workers=2)
+    run = check_run(TOY, options)
+    assert needs_cluster([run], options)
+    assert not needs_cluster([check_run(ToyConfig(levels=4, shards=1), options)], options)
+    assert not needs_cluster([run], RunOptions(store=options.store, executor="threads"))
+    assert needs_cluster([run], RunOptions(store=options.store, scheduler="tcp://127.0.0.1:9"))
+
+    executor = DaskExecutor(options.cluster_profile())
+    try:
+        (report,) = Checked([run], None, executor).run_all(options)
+        assert executor.running is None  # closed by the run
+    finally:
+        executor.close()  # as the CLI does, whether or not a run took it
+    assert report["shards_computed"] == 4 * 2 + 1
+    np.testing.assert_array_equal(stored_values(options.store), expected(4, 2))
+    assert not needs_cluster([check_run(TOY, options)], options)  # finished
+
+
+def test_children_started_in_two_threads_at_once_leave_stderr_as_it_was():
+    """A flow run starts its cluster in the main thread while Prefect's temporary server
+    starts in another: each silences stderr for its children, and the last out restores
+    it."""
+    import os
+    import threading
+
+    from subgame.interrupts import silent_children
+
+    before = os.fstat(2)
+    inside, release = threading.Barrier(2), threading.Event()
+
+    def child_start() -> None:
+        with silent_children():
+            inside.wait(timeout=60)
+            release.wait(timeout=60)
+
+    other = threading.Thread(target=child_start)
+    other.start()
+    with silent_children():
+        inside.wait(timeout=60)
+        assert os.fstat(2).st_ino == os.stat(os.devnull).st_ino
+    assert os.fstat(2).st_ino == os.stat(os.devnull).st_ino  # the other still starts
+    release.set()
+    other.join(timeout=60)
+    after = os.fstat(2)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)

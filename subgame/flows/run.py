@@ -15,7 +15,7 @@ from typing import Any
 from prefect import flow
 
 from subgame import families, interrupts
-from subgame.engine import Checked, check_run, run_computation
+from subgame.engine import Checked, check_run
 from subgame.errors import MACHINE_ERRNOS, InvalidInput, SubgameError, machine_error
 from subgame.options import RunOptions
 from subgame.tasks.step import solve_step_task
@@ -80,8 +80,7 @@ def run_flow(family: str, config: dict[str, Any], options: RunOptions = RunOptio
                            families.get(family).computations(family_options(family, config))])
     else:
         interrupts.reclaim_sigterm()
-    return [run_computation(run, options, solve_step_task, checked.listener,
-                            "Prefect flow").as_dict() for run in checked.runs]
+    return checked.run_all(options, solve_step_task, "Prefect flow")
 
 
 if __name__ == "__main__":  # python -m subgame.flows.run FAMILY '{"option": value, ...}'

@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 
+from subgame import interrupts
+
 PORT_SETTING = "SUBGAME_SERVER_PORT"  # where `subgame server start` listens and runs look
 DEFAULT_PORT = 4200  # Prefect's own default (`prefect server start`)
 TIMEOUT_SETTING = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
@@ -86,7 +88,7 @@ class FlowServer:
 
     def wait_imported(self) -> None:
         while not self.imported.wait(0.2):  # short waits: a Ctrl-C is handled meanwhile
-            pass
+            interrupts.stop_if_signalled()
 
     def wait(self, notice: bool = True) -> str | None:
         """The server's API URL once it answers; None if it could not be started."""
@@ -94,6 +96,7 @@ class FlowServer:
         said = not notice
         while self.thread.is_alive():
             self.thread.join(0.2)
+            interrupts.stop_if_signalled()
             if not said and time.monotonic() - start > WAIT_NOTICE_SECONDS and \
                     self.thread.is_alive():
                 print(f"waiting for Prefect's temporary server to start (up to "
