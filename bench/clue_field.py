@@ -14,11 +14,11 @@ Peter Taylor's players into build/taylor with Debian's OpenJDK.  The contest's s
 (``ContestServer launchFile gamesPerPermutation``) plays every combination of 3 to
 min(6, n) of the n entrants, every seat order of each, ``--games-per-order`` games each,
 and writes matchTranscripts.txt when it ends.  With ``--players P`` the games are those of
-exactly P players only (every combination of P of the entrants, every seat order), played by
-bench/ContestOrders.java through the contest's own launcher, protocol and referee (its
-EntryScript, Player and Match classes), which appends each game to matchTranscripts.txt as it
-ends: a rerun with the same ``--out`` goes on after the last recorded game.  This script prints, per player count, every
-entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
+exactly P players only (every combination of P of the entrants, every seat order), played
+by bench/ContestOrders.java through the contest's own launcher, protocol and referee (its
+EntryScript, Player and Match classes), which appends each game to matchTranscripts.txt as
+it ends: a rerun with the same ``--out`` goes on after the last recorded game.  This script
+prints, per player count, every entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
 and every subgame player's share against SpockAI's (the best first): their ratio, and the
 paired difference of wins over the games both played, with its 95 % normal interval.
 """
@@ -154,10 +154,11 @@ def main() -> None:
         before = len(read_transcripts(args.transcripts)) if resumed else 0
         run = subprocess.Popen(["java", "-cp", core, *server, str(args.games_per_order)],
                                cwd=out, env=env, stdout=subprocess.DEVNULL)
+        total = None if args.players is None else (
+            math.comb(len(names), args.players) * math.factorial(args.players)
+            * args.games_per_order)
         while (status := wait(run, 60)) is None:
-            if args.players is not None and args.transcripts.exists():
-                total = (math.comb(len(names), args.players) * math.factorial(args.players)
-                         * args.games_per_order)
+            if total is not None and args.transcripts.exists():
                 print(f"{len(read_transcripts(args.transcripts))}/{total} games",
                       file=sys.stderr, flush=True)
         seconds = time.perf_counter() - started

@@ -30,6 +30,7 @@ from subgame.executors import (DaskExecutor, Executor, SerialExecutor, ShardDone
                                ThreadExecutor)
 
 if TYPE_CHECKING:
+    from subgame.clusters import ClusterProfile
     from subgame.estimate import RunEstimate
 
 
@@ -205,15 +206,20 @@ def dry_run(config: ComputationConfig, options: RunOptions) -> "RunEstimate":
     return check_run(config, options).estimate
 
 
+def shares_step(batches: int, profile: ClusterProfile | None) -> bool:
+    """Whether a step of this many batches goes to the executor the options name: a
+    cluster other than a local one takes every step; a local cluster or threads would
+    only add start-up to a step of one batch, which runs here."""
+    return batches > 1 or (profile is not None and profile.kind != "local")
+
+
 def needs_cluster(runs: Sequence[CheckedRun], options: RunOptions) -> bool:
-    """Whether the runs will start the Dask cluster the options name: a cluster other than
-    a local one takes every step; a local one, only a step of more than one batch
-    (`run_computation`), as far as the plans' steps are known before the run."""
-    if options.executor != "dask" or all(run.finished for run in runs):
+    """Whether the runs will start the Dask cluster the options name (`shares_step`), as
+    far as the plans' steps are known before the run."""
+    if options.executor != "dask":
         return False
-    if options.cluster_profile().kind != "local":
-        return True
-    return any(len(step.batches(range(step.shards))) > 1
+    profile = options.cluster_profile()
+    return any(shares_step(len(step.batches(range(step.shards))), profile)
                for run in runs if not run.finished
                for stage in run.plan.stages if isinstance(stage, Stage)
                for step in stage.steps)
@@ -259,10 +265,10 @@ def run_computation(run: CheckedRun | ComputationConfig, options: RunOptions,
         for stage, step in pending_steps(store, plan, report, listener.steps_known):
             batches = step.batches(store.pending_shards(step))
             pending = [shard for batch in batches for shard in batch]
-            if (len(batches) <= 1 and (profile is None or profile.kind == "local")) or \
+            if not shares_step(len(batches), profile) or \
                     (options.executor == "threads" and not stage.threads):
-                # A cluster or threads would only add start-up; a solver that holds the
-                # GIL (or may not share its process) gains nothing from threads.
+                # A solver that holds the GIL (or may not share its process) gains nothing
+                # from threads.
                 chosen: Executor = SerialExecutor()
             else:
                 if executor is None:  # started for the first step with work to share
