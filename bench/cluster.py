@@ -7,7 +7,10 @@ a Prefect server already running, as a cluster user runs: `subgame server start`
 - ``flow, local``: `subgame run JOB --orchestrate prefect --workers 2` (a flow run on a
   local cluster of 2 worker processes);
 - ``flow, slurm`` (with ``--slurm``): `subgame run JOB --cluster PROFILE` on a one-node
-  Slurm started here (tests/slurm_local.py), its 2 workers batch jobs of 1 core each.
+  Slurm started here (tests/slurm_local.py), its 2 workers batch jobs of 1 core each;
+- with ``--split``, the two halves of ``flow, local`` alone: ``flow, threads`` (`--orchestrate
+  prefect --executor threads`: Prefect without Dask) and ``local, no flow``
+  (`--orchestrate none --workers 2`: the local cluster without Prefect).
 
 Per run: the wall time, the CPU seconds of the run's processes (user + system, the workers
 of a local cluster included; a Slurm job's workers are slurmd's children, so for them the
@@ -18,7 +21,7 @@ ratio to the in-process run of the same round is printed, the medians at the end
 load average with each run (the machine is shared: its load moves every figure).
 
     python bench/cluster.py [--job 'gops --cards 11 --strategies none'] ... [--rounds 2]
-                            [--slurm]
+                            [--slurm] [--split]
     python bench/cluster.py --idle 60
 
 ``--idle SECONDS``: the CPU an idle local cluster of 2 workers takes over that long, started
@@ -114,6 +117,8 @@ def main() -> None:
     parser.add_argument("--job", action="append", help=f"`subgame run` arguments {JOBS}")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--slurm", action="store_true", help="also on a one-node Slurm")
+    parser.add_argument("--split", action="store_true",
+                        help="also Prefect without Dask and Dask without Prefect")
     parser.add_argument("--idle", type=float, help="seconds of an idle local cluster")
     options = parser.parse_args()
     if options.idle:
@@ -133,6 +138,9 @@ def main() -> None:
         stack.callback(subgame, "server", "stop", env=env)
         ways = {"in process": ([], False),
                 "flow, local": (["--orchestrate", "prefect", "--workers", "2"], False)}
+        if options.split:
+            ways["flow, threads"] = (["--orchestrate", "prefect", "--executor", "threads"], False)
+            ways["local, no flow"] = (["--orchestrate", "none", "--workers", "2"], False)
         if options.slurm:
             from tests.slurm_local import local_slurm, profile_file
 
@@ -148,7 +156,7 @@ def main() -> None:
                     result = measure(job, args, remote, env)
                     results[way].append(result)
                     base = results["in process"][-1]
-                    print(f"  round {round_ + 1} {way:12s} wall {result['wall']:7.2f} s "
+                    print(f"  round {round_ + 1} {way:14s} wall {result['wall']:7.2f} s "
                           f"({result['wall'] / base['wall']:.2f}x)  CPU {result['cpu']:7.2f} s "
                           f"({result['cpu'] / base['cpu']:.2f}x)  steps {result['steps']:7.2f} s"
                           f"  shards' CPU {result['shards_cpu']:7.2f} s  outside them: wall "
@@ -159,7 +167,7 @@ def main() -> None:
             for way, runs in results.items():
                 wall = statistics.median(r["wall"] / b["wall"] for r, b in zip(runs, base))
                 cpu = statistics.median(r["cpu"] / b["cpu"] for r, b in zip(runs, base))
-                print(f"  median {way:12s} wall {wall:.2f}x  CPU {cpu:.2f}x of in process "
+                print(f"  median {way:14s} wall {wall:.2f}x  CPU {cpu:.2f}x of in process "
                       f"(same rounds)", flush=True)
 
 

@@ -127,8 +127,9 @@ def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
     env = subprocess_env(tmp_path, SUBGAME_SERVER_PORT=port)
     env.pop("PREFECT_API_URL")
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "subgame.cli", *args], cwd=ROOT, env=env,
+    def cli(*args: str, python: tuple[str, ...] = ("-m", "subgame.cli")
+            ) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, *python, *args], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=600)
 
     started = cli("server", "start")
@@ -136,8 +137,12 @@ def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
     try:
         assert cli("server", "status").returncode == 0
         store = str(tmp_path / "s.zarr")
-        run = cli("run", *TOY_ARGS, "--orchestrate", "prefect", "--store", store, "--json")
-        assert run.returncode == 0 and run.stderr == "", run.stderr  # no temporary server
+        # The run says, last, whether it imported Prefect's server (it needs none here).
+        run = cli("run", *TOY_ARGS, "--orchestrate", "prefect", "--store", store, "--json",
+                  python=("-c", "import atexit, sys\natexit.register(lambda: print("
+                          "'prefect.server.api.server' in sys.modules, file=sys.stderr))\n"
+                          "from subgame.cli import program\nprogram()"))
+        assert run.returncode == 0 and run.stderr == "False\n", run.stderr
         assert json.loads(run.stdout)[0]["orchestration"] == "Prefect flow"
         flow_runs = httpx.post(f"http://127.0.0.1:{port}/api/flow_runs/filter", json={},
                                timeout=60).json()  # the run reported to this server

@@ -5,12 +5,13 @@ a server answering on this machine's port 4200 (`$SUBGAME_SERVER_PORT`: `subgame
 start`, `prefect server start`, `subgame serve`'s), else Prefect's temporary server, started
 in a thread as soon as the run knows it needs one, so that its start-up (seconds on a busy
 machine) overlaps the rest: the checks, plan and estimate where the flow is forced
-(`--orchestrate prefect`, a named cluster), the flow's imports where the estimate chose it. The temporary server gets
-`PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS` to answer, `STARTUP_SECONDS` unless the
-user sets it (Prefect's own 20 s is missed on a loaded 2-core machine); after
-`WAIT_NOTICE_SECONDS` of waiting the terminal says what it waits for. A server that does not
-come up is not a failure of the run: `wait()` returns None and the caller runs without
-Prefect, into the same store, with the one line `fallback_warning()`.
+(`--orchestrate prefect`, a named cluster), the flow's imports where the estimate chose it.
+Only a run that starts the temporary server imports Prefect's server modules. The
+temporary server gets `PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS` to answer,
+`STARTUP_SECONDS` unless the user sets it (Prefect's own 20 s is missed on a loaded 2-core
+machine); after `WAIT_NOTICE_SECONDS` of waiting the terminal says what it waits for. A
+server that does not come up is not a failure of the run: `wait()` returns None and the
+caller runs without Prefect, into the same store, with the one line `fallback_warning()`.
 """
 
 from __future__ import annotations
@@ -68,21 +69,22 @@ class FlowServer:
 
     def _find_or_start(self) -> None:
         try:
-            # Prefect imported in this thread only: importing it from two threads at once
-            # can meet a half-initialised module; the caller waits for `imported`.
-            from prefect.settings import PREFECT_API_URL
+            try:
+                # Prefect imported in this thread only: importing it from two threads at
+                # once can meet a half-initialised module; the caller waits for `imported`.
+                # The server's own modules (three times Prefect's client in import time)
+                # only when no server answers.
+                from prefect.settings import PREFECT_API_URL
 
-            from subgame.flows.quiet_server import QuietServer
-        finally:
-            self.imported.set()
-        try:
-            self.url = PREFECT_API_URL.value() or running_local_server()
-            if self.url:
-                return
-            server = QuietServer()
-            self.temporary = server
-            server.start(timeout=startup_timeout())
-            self.url = server.api_url
+                self.url = PREFECT_API_URL.value() or running_local_server()
+                if self.url is None:
+                    from subgame.flows.quiet_server import QuietServer
+            finally:
+                self.imported.set()
+            if self.url is None:
+                self.temporary = QuietServer()
+                self.temporary.start(timeout=startup_timeout())
+                self.url = self.temporary.api_url
         except Exception as exc:  # noqa: BLE001 - any failure to start means: no Prefect
             self.failure = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
 
