@@ -18,9 +18,10 @@ exactly P players only (every combination of P of the entrants, every seat order
 by bench/ContestOrders.java through the contest's own launcher, protocol and referee (its
 EntryScript, Player and Match classes), which appends each game to matchTranscripts.txt as
 it ends: a rerun with the same ``--out`` goes on after the last recorded game.  This script
-prints, per player count, every entrant's games, wins and win share with its 95 % Wilson interval, the baseline share 1/p,
-and every subgame player's share against SpockAI's (the best first): their ratio, and the
-paired difference of wins over the games both played, with its 95 % normal interval.
+prints, per player count, every entrant's games, wins and win share with its 95 % Wilson
+interval, the baseline share 1/p, and every subgame player's share against SpockAI's (the
+best first): their ratio, and the paired difference of wins over the games both played,
+with its 95 % normal interval.
 """
 
 from __future__ import annotations

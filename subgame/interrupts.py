@@ -29,7 +29,7 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Iterator
 
 from subgame import watchdog
@@ -215,5 +215,6 @@ def _write_terminal(line: str) -> None:
     data = (line + "\n").encode()
     try:
         os.write(_saved_stderr if _saved_stderr >= 0 else 2, data)
-    except OSError:  # restored and closed meanwhile by another thread
-        os.write(2, data)
+    except OSError:  # restored and closed meanwhile by another thread, or the reader left
+        with suppress(OSError):
+            os.write(2, data)

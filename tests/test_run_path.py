@@ -170,12 +170,20 @@ def test_a_cluster_started_before_the_run_computes_it_and_closes_with_it(tmp_pat
     assert not needs_cluster([run], RunOptions(store=options.store, executor="threads"))
     assert needs_cluster([run], RunOptions(store=options.store, scheduler="tcp://127.0.0.1:9"))
 
-    executor = DaskExecutor(options.cluster_profile())
+    class Counted(DaskExecutor):  # counts the steps it was given
+        steps = 0
+
+        def run_shards(self, solve_shard, tasks, on_done):
+            self.steps += 1
+            return super().run_shards(solve_shard, tasks, on_done)
+
+    executor = Counted(options.cluster_profile())
     try:
         (report,) = Checked([run], None, executor).run_all(options)
         assert executor.running is None  # closed by the run
     finally:
         executor.close()  # as the CLI does, whether or not a run took it
+    assert executor.steps == 4  # every two-shard level, on the cluster handed over
     assert report["shards_computed"] == 4 * 2 + 1
     np.testing.assert_array_equal(stored_values(options.store), expected(4, 2))
     assert not needs_cluster([check_run(TOY, options)], options)  # finished
