@@ -176,7 +176,8 @@ class ClusterProfile:
         with the job script's `worker_exports` before its own lines (`_own_prologue`), and
         its lifetime."""
         options = dict(self.options)
-        options["job_script_prologue"] = [*worker_exports(), *self._own_prologue()]
+        options["job_script_prologue"] = [*worker_exports(self.batch_job().threads_per_worker),
+                                          *self._own_prologue()]
         options.pop("env_extra", None)  # (in the prologue now)
         if self.lifetime is not None:
             options["worker_extra_args"] = [*options.get("worker_extra_args", []),
@@ -292,11 +293,14 @@ class ClusterProfile:
         return operator.KubeCluster(**{"n_workers": self.workers or 1, **self.options})
 
 
-def worker_exports() -> list[str]:
+def worker_exports(threads: int) -> list[str]:
     """The shell lines a batch job's script starts with: WORKER_MALLOC (the nanny gives its
-    worker a pre-spawn variable from its own environment before Dask's configuration) and
-    SLOWED_CHECKS (Dask reads DASK_A__B__C as the setting a.b.c)."""
+    worker a pre-spawn variable from its own environment before Dask's configuration),
+    NUMBA_NUM_THREADS (a kernel's own thread pool, numba's prange, keeps to the ``threads``
+    of the job's cores that are its worker's, as on a local cluster) and SLOWED_CHECKS
+    (Dask reads DASK_A__B__C as the setting a.b.c)."""
     return [*(f"export {name}={value}" for name, value in WORKER_MALLOC.items()),
+            f"export NUMBA_NUM_THREADS={threads}",
             *(f"export DASK_{name.upper().replace('.', '__').replace('-', '_')}={value}"
               for name, value in SLOWED_CHECKS.items())]
 

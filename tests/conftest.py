@@ -25,9 +25,13 @@ def prefect_server():
 
 @pytest.fixture(scope="session")
 def dask_scheduler():
-    """Address of a real two-process LocalCluster shared by the session's flow runs."""
-    from distributed import LocalCluster
+    """Address of a real two-process LocalCluster shared by the session's flow runs: the
+    one a run with `--workers 2` starts (Dask's checks slowed as there: idle, the default
+    ones cost its processes a fifth of a core for the rest of the session)."""
+    from subgame.clusters import ClusterProfile
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=40) as cluster:
-        yield cluster.scheduler_address
+    running = ClusterProfile("tests", workers=2).start()
+    try:
+        yield running.cluster.scheduler_address
+    finally:
+        running.close()

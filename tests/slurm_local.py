@@ -42,8 +42,7 @@ def profile_file(folder: Path, workers: int = 2, memory: str = "1GB",
     profile = {"kind": "slurm", "workers": workers, "lifetime": lifetime, "options": {
         "cores": 1, "processes": 1, "memory": memory, "walltime": "01:00:00",
         "queue": PARTITION, "log_directory": str(folder / "jobs"),
-        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"},
-        "job_script_prologue": ["export NUMBA_NUM_THREADS=1"]}}
+        "scheduler_options": {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}}}
     path = folder / "slurm-here.yaml"
     path.write_text(yaml.safe_dump(profile))
     return str(path)

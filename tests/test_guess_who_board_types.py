@@ -66,14 +66,17 @@ def plain_reachable(questions: set[int], rules: str, full: int) -> set[int]:
 
 
 def plain_solver(questions: set[int], rules: str):
-    """a(S, T) and the optimal moves of S by the recursion itself, memoised."""
+    """a(S, T) and the optimal moves of S by the recursion itself, memoised (S's moves
+    once for every T)."""
+    moves = lru_cache(maxsize=None)(lambda standing: plain_moves(questions, rules, standing))
+
     @lru_cache(maxsize=None)
     def solve(standing: int, opponent: int) -> tuple[int, frozenset]:
         s, t = standing.bit_count(), opponent.bit_count()
         if s == 1:
             return t, frozenset()
         values = {}
-        for move in plain_moves(questions, rules, standing):
+        for move in moves(standing):
             values[move] = s * t - solve(opponent, move[0])[0] - (
                 0 if move[1] == NAMED else solve(opponent, move[1])[0])
         best = max([*values.values(), t] if rules == "official" else values.values())

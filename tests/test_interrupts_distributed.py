@@ -99,7 +99,10 @@ def test_signals_at_random_moments_leave_nothing_and_a_clean_store(tmp_path):
         except TimeoutError:
             raise AssertionError(f"seed {seed}, {moment}: still running "
                                  f"{started_by(env['PREFECT_HOME'])}") from None
-    status, _, err = finish(subgame(*COMMAND, "--store", store, env=env), timeout=600)
+    # The same command resumes, reporting to the session's server (a temporary server's
+    # start-up is what the stops above covered).
+    status, _, err = finish(subgame(*COMMAND, "--store", store, env=subprocess_env(tmp_path)),
+                            timeout=600)
     assert status == 0, (seed, err)
     clean = str(tmp_path / "clean.zarr")  # the same computation, never interrupted
     status, _, err = finish(subgame(*COMMAND[:-4], "--orchestrate", "none", "--executor",

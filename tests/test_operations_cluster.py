@@ -117,7 +117,7 @@ def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkey
     from distributed.nanny import _get_env_variables
 
     jobqueue = pytest.importorskip("dask_jobqueue")
-    own = "export NUMBA_NUM_THREADS=1"
+    own = "export NUMBA_NUM_THREADS=4"  # the job's own value wins over subgame's
     profile = load_profile("slurm")
     option, setting = {"profile": ("job_script_prologue", None),
                        "profile env_extra": ("env_extra", None),
@@ -133,6 +133,7 @@ def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkey
                    if line.startswith("export ") and line != own)
     assert max(script.index(f"{name}={value}") for name, value in exports.items()) < \
         script.index(own)
+    assert exports["NUMBA_NUM_THREADS"] == "1"  # subgame's: 8 cores, 8 worker processes
     settings = dask.config.collect_env(exports)
     assert {name: dask.config.get(name, config=settings) for name in SLOWED_CHECKS} == \
         SLOWED_CHECKS
@@ -141,6 +142,22 @@ def test_batch_workers_read_their_malloc_and_checks_from_their_job_script(monkey
     spawn = _get_env_variables("distributed.nanny.pre-spawn-environ")
     assert spawn["MALLOC_TRIM_THRESHOLD_"] == WORKER_MALLOC["MALLOC_TRIM_THRESHOLD_"]
     assert exports["MALLOC_MMAP_THRESHOLD_"] == WORKER_MALLOC["MALLOC_MMAP_THRESHOLD_"]
+
+
+@pytest.mark.parametrize("cores, processes, threads", [(8, 8, 1), (16, 4, 4), (3, 2, 1)])
+def test_a_batch_jobs_kernels_keep_to_their_workers_share_of_its_cores(cores, processes,
+                                                                       threads):
+    """A compiled kernel's own threads (numba's prange) number the job's cores per worker
+    process: the job script exports NUMBA_NUM_THREADS, as a local cluster's nannies set
+    it."""
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    profile = load_profile("slurm")
+    profile = replace(profile, options={**profile.options, "cores": cores,
+                                        "processes": processes})
+    script = jobqueue.slurm.SLURMJob(scheduler="tcp://127.0.0.1:8786", name="probe",
+                                     **profile.batch_options()).job_script()
+    assert [line for line in script.splitlines() if "NUMBA_NUM_THREADS" in line] == \
+        [f"export NUMBA_NUM_THREADS={threads}"]
 
 
 def test_a_local_clusters_workers_keep_freed_memory_and_slow_their_checks(monkeypatch):
@@ -154,7 +171,7 @@ def test_a_local_clusters_workers_keep_freed_memory_and_slow_their_checks(monkey
 
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
     checks_before = {name: dask.config.get(name) for name in SLOWED_CHECKS}
-    # as a cluster started earlier in this process leaves it (the session's cluster does)
+    # as a cluster started earlier in this process leaves it (Dask's own LocalCluster does)
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     running = resolve_profile(None, None, 1).start()
     try:
