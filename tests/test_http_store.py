@@ -75,6 +75,20 @@ def test_every_family_answers_over_http_as_locally(store, http_store, board_file
                             for line in requests)
 
 
+def test_a_query_reads_no_other_computations_arrays(http_store):
+    """Finding Guess Who's table walks the store's groups down to each computation's own
+    group, never into another computation's levels and arrays (over HTTP a request each)."""
+    url, log = http_store
+    before = len(log.read_text().splitlines())
+    assert subgame.query("guess-who", url, n=7, m=5, rules="official")["a"] > 0
+    paths = [line.split('"')[1].split()[1] for line in log.read_text().splitlines()[before:]
+             if '"' in line]
+    assert paths and any("/guess-who/" in path for path in paths)
+    inside = [path for path in paths  # (a computation's own zarr.json says what it is)
+              if re.search(r"/(gops/N4|higher-lower/distinct/B30)/(?!zarr\.json$).", path)]
+    assert not inside, inside
+
+
 def test_cli_query_status_and_xarray_over_http(store, http_store):
     url, _ = http_store
     query = ["gops", "--cards", str(GOPS_CARDS), "--hand", "1,3", "--opponent", "2,4",

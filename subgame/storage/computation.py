@@ -467,22 +467,27 @@ def _clash_message(url: str, group_path: str, stored: dict, wanted: dict) -> str
             f"({'; '.join(differ)}); use another --store or the stored options")
 
 
-def computation_groups(url: str) -> Iterator[tuple[str, zarr.Group]]:
+def computation_groups(url: str) -> list[tuple[str, zarr.Group]]:
     """Every computation group in a store (groups carrying an identity or, written by
-    subgame 0.1, a config), whatever its format."""
-    from subgame.storage.zarr_settings import zarr
+    subgame 0.1, a config), whatever its format, in the order of their paths. The walk
+    does not enter a computation group (none holds another): its levels' arrays, most of a
+    store's metadata, are not read, which over HTTP is a request each."""
+    # An HTTP server's listing names each member as a link: percent-encoded ("+" as %2B).
+    over_http = fsspec.core.split_protocol(url)[0] in ("http", "https")
+
+    def below(group: zarr.Group, prefix: str) -> Iterator[tuple[str, zarr.Group]]:
+        for name, child in sorted(group.groups(), key=lambda member: member[0]):
+            path = prefix + (urllib.parse.unquote(name) if over_http else name)
+            if "identity" in child.attrs or "config" in child.attrs:
+                yield path, child
+            else:
+                yield from below(child, path + "/")
 
     root = open_root(url, writable=False)
     try:  # (the lock file among the members warns nothing: `subgame.storage.location`)
-        members = list(root.members(max_depth=None))
+        return list(below(root, ""))
     except ValueError as exc:  # some group's or array's metadata
         raise _unreadable(url, "") from exc
-    # An HTTP server's listing names each member as a link: percent-encoded ("+" as %2B).
-    over_http = fsspec.core.split_protocol(url)[0] in ("http", "https")
-    for path, member in members:
-        if isinstance(member, zarr.Group) and ("identity" in member.attrs
-                                               or "config" in member.attrs):
-            yield (urllib.parse.unquote(path) if over_http else path), member
 
 
 def find_computations(url: str, family: str | None = None) -> Iterator[ComputationStore]:
