@@ -484,7 +484,7 @@ def computation_groups(url: str) -> list[tuple[str, zarr.Group]]:
                 yield from below(child, path + "/")
 
     root = open_root(url, writable=False)
-    try:  # (the lock file among the members warns nothing: `subgame.storage.location`)
+    try:
         return list(below(root, ""))
     except ValueError as exc:  # some group's or array's metadata
         raise _unreadable(url, "") from exc
