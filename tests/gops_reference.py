@@ -1,6 +1,6 @@
-"""Independent GOPS for small N: the paper's recursion over explicit card sets, with every
-matrix game solved by scipy's HiGHS.  No patterns, no antisymmetry, no ranks, no shortcuts
-(no saturation either).
+"""Independent GOPS for small N: the paper's recursion over explicit card sets, every matrix
+game with no saddle point solved by scipy's HiGHS.  No patterns, no antisymmetry, no ranks,
+no other shortcuts (no saturation either).
 
 points:  f(V, Y, P)    = mean over P_k in P of val(X),  f = 0 at P = {}
          X[i, l]       = sign(V_i - Y_l) P_k + f(V - V_i, Y - Y_l, P - P_k)
@@ -34,6 +34,13 @@ def highs_game(payoff: np.ndarray) -> tuple[float, np.ndarray]:
     return -res.fun, res.x[:m]
 
 
+def game_value(payoff: np.ndarray) -> float:
+    """val(X): the entry of a saddle point where max_i min_l X = min_l max_i X (a pure
+    equilibrium), else HiGHS's value."""
+    lower, upper = payoff.min(axis=1).max(), payoff.max(axis=0).min()
+    return float(lower) if lower == upper else highs_game(payoff)[0]
+
+
 def sign(a: int, b: int) -> int:
     return (a > b) - (a < b)
 
@@ -55,7 +62,7 @@ def drop(hand: tuple, card: int) -> tuple:
 @lru_cache(maxsize=None)
 def upcard_values(v: tuple, y: tuple, p: tuple, diff: int | None = None) -> tuple[float, ...]:
     """f_k for the upcards of P in ascending order (hands as sorted tuples)."""
-    return tuple(highs_game(payoff(v, y, p, prize, diff))[0] for prize in p)
+    return tuple(game_value(payoff(v, y, p, prize, diff)) for prize in p)
 
 
 def value(v: tuple, y: tuple, p: tuple, diff: int | None = None) -> float:
