@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,7 +53,7 @@ def ask(tree: Path, url: str, log: Path, family: str, rounds: int) -> tuple[floa
                           text=True, env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree,
                           check=True)
     seconds, requests = json.loads(done.stdout)
-    return seconds, requests
+    return seconds, int(requests)
 
 
 def main() -> None:
@@ -62,22 +63,28 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"this tree": ROOT, **({"baseline": args.baseline} if args.baseline else {})}
     folder = Path(tempfile.mkdtemp(prefix="subgame-http-"))
-    store = folder / "s.zarr"
-    for build in BUILD:
-        subprocess.run([sys.executable, "-m", "subgame.cli", "run", *build, "--store",
-                        str(store)], check=True, capture_output=True, cwd=ROOT)
-    log = folder / "http.log"
-    with open(log, "w") as sink:
-        server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind",
-                                   "127.0.0.1", "--directory", str(folder)],
-                                  stdout=subprocess.PIPE, stderr=sink, text=True)
+    store, log = folder / "s.zarr", folder / "http.log"
+    try:
+        for build in BUILD:
+            subprocess.run([sys.executable, "-m", "subgame.cli", "run", *build, "--store",
+                            str(store)], check=True, capture_output=True, cwd=ROOT)
+        with open(log, "w") as sink:
+            server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0",
+                                       "--bind", "127.0.0.1", "--directory", str(folder)],
+                                      stdout=subprocess.PIPE, stderr=sink, text=True)
+        measure(trees, server, log, args.rounds)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(trees: dict[str, Path], server: subprocess.Popen, log: Path, rounds: int) -> None:
     try:
         port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
         url = f"http://127.0.0.1:{port}/s.zarr"
         print(f"load average before: {os.getloadavg()[0]:.2f}")
         print(f"{'family':<14}" + "".join(f"{name:>24}" for name in trees))
         for family in QUERIES:
-            cells = [ask(tree, url, log, family, args.rounds) for tree in trees.values()]
+            cells = [ask(tree, url, log, family, rounds) for tree in trees.values()]
             print(f"{family:<14}" + "".join(f"{seconds * 1e3:>9.0f} ms {requests:>4} requests"
                                              for seconds, requests in cells))
         print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -163,6 +163,23 @@ def test_readers_of_a_store_in_flux_answer_in_one_line(references, tmp_path):
     assert verify.exit_code == 3 and "internal error" not in verify.output
 
 
+def test_an_arrays_torn_metadata_is_one_line_to_its_readers(references, tmp_path):
+    """Inside a computation (which listing the store's computations does not enter): the
+    reader that opens the array, and `status`, which sizes every array, say which metadata
+    cannot be read."""
+    store = str(tmp_path / "s.zarr")
+    shutil.copytree(references["guess-who"], store)
+    Path(store, "guess-who/both-B8/official/a/zarr.json").write_text('{"zarr_format": 3, "no')
+    app, runner = build_app(), CliRunner()
+    for args, where in ((["status"], "guess-who/both-B8 "),
+                        (["query", "guess-who", "--n", "3", "--m", "3"],
+                         "guess-who/both-B8/official/a ")):
+        result = runner.invoke(app, [*args, "--store", store])
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1, (args, result.stderr)
+        assert "cannot be read" in lines[0] and where in lines[0], lines
+
+
 def test_a_killed_run_leaves_no_server_or_worker_behind(tmp_path):
     """SIGKILL of the run's process (an OOM kill, a pre-emption): its temporary Prefect
     server and local Dask cluster end within seconds."""

@@ -184,6 +184,8 @@ class ComputationStore:
             array = self.group[path]
         except KeyError as exc:
             raise NotComputed(f"{self.group_path} has no array {path!r}") from exc
+        except ValueError as exc:  # its metadata torn: a run writing it, or damage
+            raise _unreadable(self.url, f"{self.group_path}/{path}") from exc
         if self._arrays is not None:
             self._arrays[path] = array
         return array
@@ -409,7 +411,11 @@ class ComputationStore:
         from subgame.storage.zarr_settings import zarr
 
         sizes: dict[int, int] = {}
-        for path, member in self.group.members(max_depth=None):
+        try:
+            members = list(self.group.members(max_depth=None))
+        except ValueError as exc:  # some array's metadata torn
+            raise _unreadable(self.url, self.group_path) from exc
+        for path, member in members:
             owner = member.attrs.get(OWNER_ATTR) if isinstance(member, zarr.Array) else None
             if owner is not None and isinstance(owner["step"], int):
                 sizes[owner["step"]] = sizes.get(owner["step"], 0) + self.bytes_on_disk(path)
