@@ -59,9 +59,14 @@ def drop(hand: tuple, card: int) -> tuple:
     return tuple(c for c in hand if c != card)
 
 
-@lru_cache(maxsize=None)
 def upcard_values(v: tuple, y: tuple, p: tuple, diff: int | None = None) -> tuple[float, ...]:
     """f_k for the upcards of P in ascending order (hands as sorted tuples)."""
+    return _upcard_values(v, y, p, diff)
+
+
+@lru_cache(maxsize=None)
+def _upcard_values(v: tuple, y: tuple, p: tuple, diff: int | None) -> tuple[float, ...]:
+    # One cache key per state: f(V, Y, P) and f(V, Y, P, None) are the same state.
     return tuple(game_value(payoff(v, y, p, prize, diff)) for prize in p)
 
 

@@ -20,6 +20,7 @@ import zarr
 
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
+from tests.prefect_home import seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,18 +42,23 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def subprocess_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """Environment for subgame processes: this session's Prefect server (no temporary
-    server per process), a private PREFECT_HOME, and the repo on the path (the workers
-    unpickle test functions)."""
+def subprocess_env(tmp_path: Path, own_server: bool = False, **extra: str) -> dict[str, str]:
+    """Environment for subgame processes: a private PREFECT_HOME, the repo on the path (the
+    workers unpickle test functions), and this session's Prefect server, or with
+    ``own_server`` none: a run starts its temporary server, in a home whose database is
+    migrated already."""
     import prefect.settings
 
     home = tmp_path / "prefect-home"
+    if own_server:
+        seed(home)
     home.mkdir(exist_ok=True)
     env = {**os.environ, "PREFECT_API_URL": prefect.settings.PREFECT_API_URL.value(),
            "PREFECT_HOME": str(home), "PYTHONPATH": str(ROOT),
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     env.pop("SUBGAME_STORE", None)
+    if own_server:
+        env.pop("PREFECT_API_URL")
     return {**env, **extra}
 
 

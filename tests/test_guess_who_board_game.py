@@ -263,15 +263,19 @@ def test_solver_matches_frozenset_recursion(max_literals, rules):
     solution = solve_all(family)
     reference = _reference_solution(SMALL_BOARD, max_literals, rules)
     for s_id, s_names in enumerate(names):
-        moves = _moves_as_sets(family, s_id)
+        moves, answers = _moves_as_sets(family, s_id), family.moves(s_id)
+        named = answers[:, 1] == NAMED
         for t_id, t_names in enumerate(names):
             value, optimal = reference(s_names, t_names)
             position = solution.index.global_index(np.array([s_id]), np.array([t_id]))[0]
             assert solution.values[position] == value
-            found = {moves[i] for i in range(len(moves)) if
-                     len(s_names) * len(t_names) - solution.a(t_id, family.moves(s_id)[i][0])
-                     - (0 if family.moves(s_id)[i][1] == NAMED
-                        else solution.a(t_id, family.moves(s_id)[i][1])) == value}
+            # a(T, S_yes) + a(T, S_no) of every move, S_no = {} when the move names one
+            opponent = np.full(len(answers), t_id)
+            yes = solution.lookup(solution.index.global_index(opponent, answers[:, 0]))
+            no = solution.lookup(solution.index.global_index(
+                opponent, np.where(named, answers[:, 0], answers[:, 1])))
+            kept = len(s_names) * len(t_names) - yes - np.where(named, 0, no)
+            found = {moves[i] for i in np.flatnonzero(kept == value)}
             assert found == optimal - {"final"} or len(s_names) == 1
             assert solution.optimal_moves[position] == len(found) * (len(s_names) > 1)
             assert solution.final_optimal[position] == ("final" in optimal or len(s_names) == 1)

@@ -76,8 +76,7 @@ def resumes_to_the_uninterrupted_result(store: str, env: dict[str, str]) -> None
 
 
 def test_ctrl_c_while_the_temporary_prefect_server_starts(tmp_path):
-    env = subprocess_env(tmp_path)
-    env.pop("PREFECT_API_URL")  # the run starts its own temporary server
+    env = subprocess_env(tmp_path, own_server=True)
     store = str(tmp_path / "s.zarr")
     run = toy_run(store, env)
     wait_for(lambda: any("uvicorn" in c or "prefect" in c and "server" in c

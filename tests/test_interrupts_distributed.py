@@ -89,8 +89,7 @@ def test_signals_at_random_moments_leave_nothing_and_a_clean_store(tmp_path):
     seed = int.from_bytes(os.urandom(4), "big")
     rng = random.Random(seed)
     store = str(tmp_path / "s.zarr")
-    env = subprocess_env(tmp_path)
-    env.pop("PREFECT_API_URL")  # each run starts its own temporary server
+    env = subprocess_env(tmp_path, own_server=True)  # each run starts its temporary server
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         moment = stop_at_a_random_moment(store, env, sig, rng)
         try:

@@ -183,8 +183,7 @@ def test_an_arrays_torn_metadata_is_one_line_to_its_readers(references, tmp_path
 def test_a_killed_run_leaves_no_server_or_worker_behind(tmp_path):
     """SIGKILL of the run's process (an OOM kill, a pre-emption): its temporary Prefect
     server and local Dask cluster end within seconds."""
-    env = subprocess_env(tmp_path)
-    env.pop("PREFECT_API_URL")  # the run starts its own temporary server
+    env = subprocess_env(tmp_path, own_server=True)
     store = str(tmp_path / "s.zarr")
     run = subgame("run", "toy", "--levels", "40", "--delay", "0.5", "--store", store,
                   "--workers", "1", env=env)

@@ -23,6 +23,7 @@ import yaml
 
 from subgame.families.guess_who.read import query_state
 from tests.ops_helpers import ROOT, free_port, wait_for
+from tests.prefect_home import seed
 
 FLOW = "subgame-run"  # the one flow, subgame/flows/run.py:run_flow, of every deployment
 DEPLOYMENT = "guess-who-paper"  # run by a worker of the process pool
@@ -43,7 +44,8 @@ def server(tmp_path_factory):
     does: the server then exits, and is started again on another port (another server on
     it may answer first: the server is up when its own process listens there)."""
     for _ in range(3):
-        home = tmp_path_factory.mktemp("prefect-home")
+        home = tmp_path_factory.mktemp("prefect") / "home"
+        seed(home)
         port = free_port()
         api = f"http://127.0.0.1:{port}/api"
         env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_API_URL": api,

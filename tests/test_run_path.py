@@ -79,9 +79,9 @@ def test_a_forced_flow_run_writes_the_same_store(tmp_path):
 
 
 def test_a_temporary_server_that_cannot_start_leaves_the_run_to_finish(tmp_path):
-    env = subprocess_env(tmp_path, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1",
+    env = subprocess_env(tmp_path, own_server=True,
+                         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1",
                          SUBGAME_SERVER_PORT="9")  # and no server on "this machine's port"
-    env.pop("PREFECT_API_URL")
     store = str(tmp_path / "s.zarr")
     status, reports, err = finish(subgame("run", *TOY_ARGS, "--orchestrate", "prefect",
                                           "--store", store, "--json", env=env), timeout=300)
@@ -124,8 +124,7 @@ def test_the_summary_says_which_way_the_run_went(tmp_path):
 
 def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
     port = "4371"
-    env = subprocess_env(tmp_path, SUBGAME_SERVER_PORT=port)
-    env.pop("PREFECT_API_URL")
+    env = subprocess_env(tmp_path, own_server=True, SUBGAME_SERVER_PORT=port)
 
     def cli(*args: str, python: tuple[str, ...] = ("-m", "subgame.cli")
             ) -> subprocess.CompletedProcess:
