@@ -311,10 +311,11 @@ def _places(family: Family) -> dict[str, Callable[..., Any] | typer.Typer]:
 def _read_elsewhere(record: logging.LogRecord) -> bool:
     """Zarr reads a store's metadata documents side by side; where the store refuses them
     all (no permission), the first refusal is the user's one line, and asyncio would report
-    each other one, dropped unread, at exit with a traceback. Other reports stay."""
+    each other one, dropped unread, with a traceback (as a future's or a task's, whichever
+    the read had reached). Other reports stay."""
     refused = record.exc_info is not None and isinstance(record.exc_info[1], OSError)
-    return not (refused and
-                record.getMessage().startswith("Future exception was never retrieved"))
+    return not (refused and record.getMessage().startswith(
+        ("Future exception was never retrieved", "Task exception was never retrieved")))
 
 
 def _main() -> None:

@@ -4,6 +4,9 @@ subgame/commands/common.py and the README), no traceback, nothing written."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import os
 import shutil
 import stat
@@ -12,6 +15,7 @@ import sys
 
 import pytest
 
+from subgame import cli
 from subgame.errors import MACHINE
 from subgame.flows.run import run_flow
 from subgame.options import RunOptions
@@ -89,3 +93,29 @@ def test_permissions_are_the_machines_refusal(store, tmp_path):
         for path in locked.rglob("*"):
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     assert tree_snapshot(str(locked)) == before
+
+
+def test_reads_dropped_unread_after_a_refusal_are_not_reported(caplog):
+    """Of the exceptions asyncio finds unread (a task's or a future's), a refused read's go
+    unreported (the user has the refusal's one line); any other is still reported."""
+    async def refused() -> None:
+        raise PermissionError(13, "Permission denied")
+
+    async def broken() -> None:
+        raise ValueError("a bug")
+
+    async def drop_unread() -> None:
+        for coroutine in (refused(), broken()):
+            asyncio.ensure_future(coroutine)
+        asyncio.get_running_loop().create_future().set_exception(PermissionError(13, "x"))
+        await asyncio.sleep(0.01)
+
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addFilter(cli._read_elsewhere)
+    try:
+        asyncio.run(drop_unread())
+        gc.collect()
+    finally:
+        asyncio_log.removeFilter(cli._read_elsewhere)
+    reported = [record.exc_info[1] for record in caplog.records if record.name == "asyncio"]
+    assert [type(exc) for exc in reported] == [ValueError]
