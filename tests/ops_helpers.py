@@ -50,15 +50,14 @@ def subprocess_env(tmp_path: Path, own_server: bool = False, **extra: str) -> di
     import prefect.settings
 
     home = tmp_path / "prefect-home"
-    if own_server:
-        seed(home)
     home.mkdir(exist_ok=True)
     env = {**os.environ, "PREFECT_API_URL": prefect.settings.PREFECT_API_URL.value(),
            "PREFECT_HOME": str(home), "PYTHONPATH": str(ROOT),
            "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
     env.pop("SUBGAME_STORE", None)
     if own_server:
-        env.pop("PREFECT_API_URL")
+        seed(home)
+        del env["PREFECT_API_URL"]
     return {**env, **extra}
 
 

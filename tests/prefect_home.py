@@ -1,7 +1,7 @@
 """A Prefect home whose database is migrated, made once per test run: a test that starts a
 Prefect server of its own (a run's temporary server, `subgame server start`, `prefect
 server start`) starts it in a copy, which finds its tables made instead of running every
-migration on an empty database, most of a server's start-up. A real temporary server
+migration on an empty database, much of a server's start-up. A real temporary server
 makes it."""
 
 from __future__ import annotations
