@@ -109,7 +109,7 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
             executor = DaskExecutor(run_options.cluster_profile())
             stack.callback(executor.close)  # if no run took it
         server.wait_imported()
-        from prefect.settings import PREFECT_API_URL, temporary_settings
+        from prefect.settings import temporary_settings
 
         from subgame.flows.run import UserErrorsToCaller, run_flow
 
@@ -117,7 +117,7 @@ def start_run(family: Family, options: Any, run_options: RunOptions) -> list[dic
         if url is None:
             print(server.fallback_warning(), file=sys.stderr, flush=True)
             return run_here(runs, run_options, listener, threads=False, executor=executor)
-        stack.enter_context(temporary_settings({PREFECT_API_URL: url}))
+        stack.enter_context(temporary_settings(server.flow_settings()))
         stack.enter_context(UserErrorsToCaller())
         return run_flow(family.name, as_json(asdict(options)), run_options,
                         Checked(runs, listener, executor))

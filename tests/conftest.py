@@ -19,7 +19,14 @@ from prefect.testing.utilities import prefect_test_harness  # noqa: E402
 
 @pytest.fixture(scope="session", autouse=True)
 def prefect_server():
-    with prefect_test_harness(server_startup_timeout=180):
+    """Prefect's test server, a temporary one: the session's flow runs report to it as a
+    run's flow reports to the temporary server it starts (`flow_settings`)."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from subgame.flows.server import flow_settings
+
+    with prefect_test_harness(server_startup_timeout=180), \
+            temporary_settings(flow_settings(PREFECT_API_URL.value(), temporary=True)):
         yield
 
 

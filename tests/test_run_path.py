@@ -14,7 +14,7 @@ import httpx
 import numpy as np
 import zarr
 
-from tests.ops_helpers import ROOT, finish, subgame, subprocess_env
+from tests.ops_helpers import ROOT, finish, subgame, subprocess_env, wait_for
 from tests.test_everyday import run_probe
 from tests.toy_family.plan import ToyConfig, expected
 
@@ -76,6 +76,38 @@ def test_a_forced_flow_run_writes_the_same_store(tmp_path):
     for step in attrs["steps"]:
         assert ("cpu_seconds" in attrs["steps_done"][str(step["index"])]) == \
             (step["shards"] == 1)
+
+
+def heartbeats(api_url: str, flow_run_id: str) -> int:
+    """How many heartbeat events of the flow run the server at ``api_url`` has recorded."""
+    return httpx.post(f"{api_url}/events/filter", timeout=60, json={"filter": {
+        "event": {"name": ["prefect.flow-run.heartbeat"]},
+        "resource": {"id": [f"prefect.flow-run.{flow_run_id}"]}}}).json()["total"]
+
+
+def test_a_flow_run_sends_heartbeats_to_a_running_server_only():
+    """Heartbeats let a server that outlives the run's process mark the run crashed once
+    the process dies: a flow run reporting to a temporary server, which ends with that
+    process, sends none. Both flows here report to the session's server through one events
+    client, in order: once the second run's heartbeat is recorded, the first's would be."""
+    from prefect import flow
+    from prefect.runtime import flow_run
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, \
+        temporary_settings
+
+    from subgame.flows.server import flow_settings
+
+    @flow
+    def its_id() -> str:
+        return flow_run.id
+
+    url, ids = PREFECT_API_URL.value(), {}
+    for temporary in (True, False):  # (the session's settings are a temporary server's)
+        with temporary_settings(flow_settings(url, temporary),
+                                restore_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY}):
+            ids[temporary] = its_id()
+    wait_for(lambda: heartbeats(url, ids[False]) > 0, timeout=60, every=0.2)
+    assert heartbeats(url, ids[True]) == 0
 
 
 def test_a_temporary_server_that_cannot_start_leaves_the_run_to_finish(tmp_path):
@@ -146,6 +178,9 @@ def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
         flow_runs = httpx.post(f"http://127.0.0.1:{port}/api/flow_runs/filter", json={},
                                timeout=60).json()  # the run reported to this server
         assert [flow_run["state_type"] for flow_run in flow_runs] == ["COMPLETED"]
+        # A server that outlives the run hears its heartbeat (a temporary one does not).
+        wait_for(lambda: heartbeats(f"http://127.0.0.1:{port}/api", flow_runs[0]["id"]) > 0,
+                 timeout=60, every=0.2)
         np.testing.assert_array_equal(stored_values(store), expected(4, 2))
     finally:
         stopped = cli("server", "stop")

@@ -50,6 +50,17 @@ def startup_timeout() -> float:
     return float(os.environ.get(TIMEOUT_SETTING) or STARTUP_SECONDS)
 
 
+def flow_settings(url: str, temporary: bool) -> dict:
+    """Prefect's settings for a flow run reporting to the server at ``url``. A temporary
+    server's flow run sends no heartbeats: they let a server that outlives the run's process
+    mark the run crashed once the process dies, a temporary server ends with that process,
+    and the flow's end waits up to a second for the thread that sends them."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY
+
+    return {PREFECT_API_URL: url} | ({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None} if temporary
+                                     else {})
+
+
 class FlowServer:
     """The server a run's flow reports to, found or started in a thread (`begin`)."""
 
@@ -114,6 +125,10 @@ class FlowServer:
                 f"running without Prefect into the same store. For Prefect, start a server "
                 f"first (`subgame server start` or `prefect server start`) or set "
                 f"PREFECT_API_URL; {TIMEOUT_SETTING} gives the temporary one longer")
+
+    def flow_settings(self) -> dict:
+        """Prefect's settings for the flow run, once `wait` has returned the URL."""
+        return flow_settings(self.url, temporary=self.temporary is not None)
 
     def stop(self) -> None:
         if self.temporary is not None:
