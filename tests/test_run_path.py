@@ -106,7 +106,7 @@ def test_a_flow_run_sends_heartbeats_to_a_running_server_only():
         with temporary_settings(flow_settings(url, temporary),
                                 restore_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY}):
             ids[temporary] = its_id()
-    wait_for(lambda: heartbeats(url, ids[False]) > 0, timeout=60, every=0.2)
+    wait_for(lambda: heartbeats(url, ids[False]) > 0, timeout=120, every=0.2)
     assert heartbeats(url, ids[True]) == 0
 
 
@@ -180,7 +180,7 @@ def test_a_local_server_starts_is_found_by_runs_and_stops(tmp_path):
         assert [flow_run["state_type"] for flow_run in flow_runs] == ["COMPLETED"]
         # A server that outlives the run hears its heartbeat (a temporary one does not).
         wait_for(lambda: heartbeats(f"http://127.0.0.1:{port}/api", flow_runs[0]["id"]) > 0,
-                 timeout=60, every=0.2)
+                 timeout=120, every=0.2)
         np.testing.assert_array_equal(stored_values(store), expected(4, 2))
     finally:
         stopped = cli("server", "stop")
