@@ -41,7 +41,7 @@ import numpy as np
 from subgame.jit import njit
 
 from . import cards, lanes, patterns
-from .matrix_game import _u, solve_into
+from .matrix_game import _u, sizes_up_to, solve_into
 from .objective import OBJECTIVES, deck_reach, diff_max
 
 GAP_LIMIT = 1e-9  # a shard whose certified gap exceeds this raises (see matrix_game)
@@ -527,7 +527,7 @@ def _solve_patterns(rows: tuple, guesses: np.ndarray, warm_start: bool, bases: n
     edges = np.linspace(0, n_patterns, count + 1).astype(np.int64)
     j = arrays[0].shape[1]
     size = (0,) * j if specialised else np.zeros(j, np.int8)
-    sized = True if specialised else None  # guesses eliminated by copies for their size
+    sized = sizes_up_to(j) if specialised else None  # guesses' copies for their size
 
     def solve_part(part: int) -> tuple[np.ndarray, np.ndarray]:
         counts, sizes = np.zeros_like(stats), np.zeros_like(guesses)

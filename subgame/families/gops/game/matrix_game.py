@@ -588,14 +588,20 @@ def _saddle_check(X, m, n, x, y):
     return maximin, minimax, lo, hi, best_row, best_col
 
 
-# A guess of size k <= len(_SIZES) is eliminated by a copy of ``_square_solution`` compiled
-# for that k (``_sized_guess``) where the caller asks for it (``solve_into``'s ``sized``).
-# Its loops then run to a constant, unrolled, without exits whose branches depend on a k
-# that changes from game to game (the likely gain; this machine has no counters to show
-# it).  The copies take seconds to compile, and numba links their code into each kernel
-# that calls them, so only the kernel specialised to a j asks for them: it compiles once
-# per machine and j (numba's cache keeps it).
-_SIZES = tuple((0,) * k for k in range(1, 13))
+# A guess of size k = 1 or 5 <= k <= 12 is eliminated by a copy of ``_square_solution``
+# compiled for that k (``_sized_guess``) where the caller asks for it (``solve_into``'s
+# ``sized``; Cramer's rule takes k = 2, 3, 4).  Its loops then run to a constant, unrolled,
+# without exits whose branches depend on a k that changes from game to game (the likely
+# gain; this machine has no counters to show it).  The copies take seconds each to
+# compile, and numba links their code into each kernel that calls them, so only the
+# kernel specialised to a j asks for them, and only for the sizes its j x j games can
+# have (`sizes_up_to`): it compiles once per machine and j (numba's cache keeps it).
+_SIZES = tuple((0,) * k for k in (1, *range(5, 13)))
+
+
+def sizes_up_to(k: int) -> tuple:
+    """The copies' shapes (``solve_into``'s ``sized``) for guesses of at most k rows."""
+    return tuple(shape for shape in _SIZES if len(shape) <= k)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -605,10 +611,11 @@ def _sized_guess(X, m, n, lo, scale, tab, tight, basic, x, y, shape):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y):
-    """``_sized_guess`` for k (1 <= k <= len(_SIZES)): a comparison a size, one call."""
+def _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y, sized):
+    """``_sized_guess`` for k, one of the sizes in ``sized``: a comparison a size, one
+    call."""
     result = -1
-    for shape in literal_unroll(_SIZES):
+    for shape in literal_unroll(sized):
         if len(shape) == k:
             result = _sized_guess(X, m, n, lo, scale, tab, tight, basic, x, y, shape)
     return result
@@ -619,13 +626,13 @@ def _guess(X, m, n, lo, scale, tab, tight, basic, k, x, y, sized):
     """The strategies on a guess of size k: for k = 2, 3, 4 by Cramer's rule
     (``_cramer_solution``, inlined here once: no call, whose six arrays pass as some
     fifty scalars, and no copy of it in every copy below), else ``_square_solution``, by
-    its size's own copy if ``sized`` is not None (a branch numba drops when it compiles,
-    so a caller passing None compiles no copy)."""
+    its size's own copy if ``sized`` holds one (a branch numba drops when it compiles, so
+    a caller passing None compiles no copy)."""
     if 2 <= k <= 4:
         return _cramer_solution(X, lo, scale, tight, basic, k, x, y, tab)
     if sized is not None:
-        if k <= len(_SIZES):
-            return _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y)
+        if k <= len(sized[-1]):  # k = 1, or 5 up to the largest copy's size
+            return _sized_guesses(X, m, n, lo, scale, tab, tight, basic, k, x, y, sized)
     return _square_solution(X, m, n, lo, scale, tab, tight, basic, k, x, y, True)
 
 
@@ -644,10 +651,10 @@ def solve_into(X, m, n, tab, row_var, col_var, x, y, support, refine_strategies,
     support[k+1:2k+1] (k = 0: no guess).  A guess is taken when the strategies solved on
     it (``_square_solution``) certify as tightly as the simplex method's must
     (_REFINE * (max X - min X)); otherwise the simplex method runs from the slack basis.
-    A saddle point leaves the guess as it was.  ``sized`` (None or True) eliminates a guess
-    by the copy compiled for its size (``_guess``): the same operations, the same results
-    bit for bit, faster (`python bench/gops.py --specialised 13` times the kernel that
-    asks for it).
+    A saddle point leaves the guess as it was.  ``sized`` (None, or `sizes_up_to`'s
+    shapes) eliminates a guess by the copy compiled for its size (``_guess``): the same
+    operations, the same results bit for bit, faster (`python bench/gops.py --specialised
+    13` times the kernel that asks for it).
     """
     maximin, minimax, lo, hi, best_row, best_col = _saddle_check(X, m, n, x, y)
     if minimax - maximin <= 1e-13 * (hi - lo):  # a pure saddle point, up to rounding
@@ -735,7 +742,7 @@ def solve_matrix_games(games):
     return values, rows, cols, gaps, pivots
 
 
-def solve_alone(payoff, support=None, sized=None):
+def solve_alone(payoff, support=None, sized=False):
     """``solve_into`` on one game with scratch space of its own, from a guessed support
     (``solve_into``'s layout) or, without one, the slack basis; ``sized=True``: the guess
     eliminated by its size's copy.  Returns (value, gap, pivots, guessed, x, y)."""
@@ -746,7 +753,8 @@ def solve_alone(payoff, support=None, sized=None):
     value, gap, pivots, guessed = solve_into(
         np.ascontiguousarray(payoff, dtype=np.float64), m, n, np.empty((m + 1, n + 1)),
         np.empty(m, np.int64), np.empty(n, np.int64), x, y, support,
-        np.empty((2, max(m, n))), np.empty((2, m), np.int64), sized)
+        np.empty((2, max(m, n))), np.empty((2, m), np.int64),
+        sizes_up_to(min(m, n)) if sized else None)
     return value, gap, pivots, guessed, x, y
 
 
