@@ -524,8 +524,8 @@ def test_a_guess_of_every_size_is_eliminated_by_its_copy_bit_for_bit():
     for guesses of every size k = 1..13 of a 13 x 13 game, taken (the support's block
     diagonally dominant, the other columns dear to the column player: its equilibrium;
     at k = 1 a saddle point, answered before the guess) and refused (a random support of a
-    random game, which the simplex method then solves); and guesses of size 1 in random
-    games of 1 x 1 to 4 x 4, whose only copy is size 1's."""
+    random game, which the simplex method then solves); and refused guesses of size 1 in
+    games of 2 x 2 to 4 x 4 without a saddle point, whose only copy is size 1's."""
     rng = np.random.default_rng(13)
     taken = []
     for k in range(1, 14):
@@ -537,22 +537,24 @@ def test_a_guess_of_every_size_is_eliminated_by_its_copy_bit_for_bit():
         for payoff in (designed, rng.random((13, 13))):
             support = np.zeros(27, np.int64)
             support[0], support[1:k + 1], support[k + 1:2 * k + 1] = k, rows, cols
-            if same_with_copies(payoff, support):
+            if same_with_copies(payoff, support)[3]:
                 taken.append(k)
     assert taken == list(range(2, 14))
-    for m in range(1, 5):  # games too small for any copy but size 1's (a tuple of one)
+    for m in range(2, 5):  # games too small for any copy but size 1's (a tuple of one)
         support = np.zeros(1 + 2 * m, np.int64)
         support[:3] = 1, m - 1, 0
-        same_with_copies(rng.random((m, m)), support)
+        # No saddle point, so the guess reaches its copy, which refuses it (a pure
+        # strategy is no equilibrium here) and the simplex method pivots.
+        assert same_with_copies(np.eye(m) + 0.01 * rng.random((m, m)), support)[2] > 0
 
 
-def same_with_copies(payoff: np.ndarray, support: np.ndarray) -> bool:
-    """Asserts that `solve_alone` from the guess ``support`` gives the same results, bit
-    for bit, with the copies for each size as without; whether the guess was taken."""
+def same_with_copies(payoff: np.ndarray, support: np.ndarray) -> tuple:
+    """`solve_alone`'s results from the guess ``support``, asserted the same, bit for bit,
+    with the copies for each size as without."""
     generic, sized = (solve_alone(payoff, support.copy(), given) for given in (False, True))
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes()
                for a, b in zip(generic, sized))
-    return bool(generic[3])
+    return generic
 
 
 def test_upcard_values_left_out_change_nothing_else():
